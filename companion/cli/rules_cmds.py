@@ -1,0 +1,3 @@
+"""Commands: placeholder until written."""
+
+from ._app import app  # noqa: F401
