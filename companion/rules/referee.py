@@ -1,0 +1,508 @@
+"""The referee: judges observed play where each card is known only once it is seen.
+
+This is the camera's case. The referee is given observation events (see
+:mod:`companion.rules.events`) and answers each with a :class:`Verdict`: ``ok``
+with the pile to take from next, or a flag naming what is wrong and the right
+action. After a flag it waits for the correction (a ``move`` of the card to its
+right pile and side, or a ``return`` of a wrongly taken card) and meanwhile keeps
+judging the rest of play, so that one mistake is flagged once, not again at
+every later card.
+
+It never uses the pile a card went to as evidence of what the card is: the
+identity comes only from ``see`` events.
+
+>>> ref = Referee()
+>>> ref.observe(["turn", 13]).code, ref.observe(["see", "6H"]).next_pile
+('ok', 6)
+>>> v = ref.observe(["place", 5, "under"])
+>>> v.code, v.message
+('WRONG_TARGET_PILE', "The six of hearts belongs beneath 6 o'clock, not 5 o'clock. Move it beneath 6 o'clock.")
+>>> ref.observe(["move", "6H", 6, "under"]).code, ref.next_pile
+('ok', 6)
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+from dataclasses import dataclass, field
+from typing import Any, Sequence
+
+from ..cards import CENTRE, PILES, Card, Rank
+from .errors import EventError
+from .events import Event
+from .game import VARIANTS
+
+
+__all__ = ["Flag", "Verdict", "Referee", "pile_name", "OK"]
+
+OK = "ok"
+
+
+class Flag(str, enum.Enum):
+    """Mistakes the referee raises. The value is the code used in JSON and the oracle file."""
+
+    WRONG_TARGET_PILE = "WRONG_TARGET_PILE"
+    WRONG_SOURCE_PILE = "WRONG_SOURCE_PILE"
+    WRONG_SIDE = "WRONG_SIDE"
+    DUPLICATE_CARD = "DUPLICATE_CARD"
+    NOT_TOP_CARD = "NOT_TOP_CARD"
+    PLAY_AFTER_END = "PLAY_AFTER_END"
+    EXCHANGE_NOT_ALLOWED = "EXCHANGE_NOT_ALLOWED"
+    PREMATURE_END = "PREMATURE_END"
+    FALSE_WIN = "FALSE_WIN"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+def pile_name(p: int) -> str:
+    """How a pile is named to a player: ``7 o'clock`` or ``the centre``."""
+    return "the centre" if p == CENTRE else f"{p} o'clock"
+
+
+def _the(card: Card) -> str:
+    return f"the {card.name}"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    """The referee's answer to one event: ``code`` is ``"ok"`` or a :class:`Flag` value."""
+
+    index: int
+    event: Event
+    code: str
+    message: str
+    next_pile: int | None
+
+    @property
+    def ok(self) -> bool:
+        return self.code == OK
+
+    @property
+    def flag(self) -> Flag | None:
+        return None if self.ok else Flag(self.code)
+
+    def to_json(self) -> dict[str, Any]:
+        """The ``companion referee --json`` row."""
+        return {"index": self.index, "verdict": self.code, "message": self.message, "next_pile": self.next_pile}
+
+
+@dataclass
+class _Hand:
+    """A card taken from the table and not yet put down."""
+
+    source: int
+    card: Card | None = None
+    fault: Flag | None = None  # set when it should not have been taken: it must go back
+    expected: Card | None = None  # known identity (a card that was put back face down)
+    placed: tuple[int, str] | None = None  # put down before it could be read
+
+
+@dataclass
+class _State:
+    down: dict[int, int] = field(default_factory=lambda: {p: 4 for p in PILES})
+    known_top: dict[int, list[Card]] = field(default_factory=lambda: {p: [] for p in PILES})
+    where: dict[Card, tuple[int, str]] = field(default_factory=dict)  # face-up cards: pile, side
+    misplaced: dict[Card, Flag] = field(default_factory=dict)  # face-up cards awaiting a correction
+    hidden_known: set[Card] = field(default_factory=set)  # seen, now face down again
+    hand: _Hand | None = None
+    next_pile: int = CENTRE
+    kings_turned: int = 0
+    last_king: Card | None = None
+    exchanged_king: Card | None = None
+    exchange_used: bool = False
+    declared: str | None = None
+    pending_source: dict[Card, int] = field(default_factory=dict)  # faulty face-up card -> its pile
+    unread: int = 0  # cards put face up that were never read
+    source_unknown: bool = False  # the last card was never read, so its home (the next pile) is unknown
+
+    @property
+    def face_up(self) -> int:
+        n = len(self.where) + self.unread
+        if self.hand is not None and self.hand.card is not None:
+            n += 1
+        return n
+
+    @property
+    def face_down(self) -> int:
+        return sum(self.down.values())
+
+
+class Referee:
+    """Judge a stream of observation events for one game.
+
+    ``variant`` is ``"standard"`` or ``"watch"``. Use :meth:`observe` per event,
+    :meth:`pop` to take back the last one (a misread), :attr:`next_pile`,
+    :meth:`is_over` and :meth:`outcome` for the state.
+    """
+
+    def __init__(self, variant: str = "standard") -> None:
+        if variant not in VARIANTS:
+            raise ValueError(f"unknown variant {variant!r} (use {' or '.join(VARIANTS)})")
+        self.variant = variant
+        self._s = _State()
+        self._history: list[tuple[_State, Verdict]] = []
+
+    # -- public state -----------------------------------------------------------------
+    @property
+    def verdicts(self) -> list[Verdict]:
+        return [v for _, v in self._history]
+
+    @property
+    def face_up_count(self) -> int:
+        return self._s.face_up
+
+    @property
+    def face_down_counts(self) -> dict[int, int]:
+        return dict(self._s.down)
+
+    @property
+    def face_up_cards(self) -> dict[Card, tuple[int, str]]:
+        """Every face-up card on the table and where it lies (pile, side)."""
+        return dict(self._s.where)
+
+    @property
+    def pending_corrections(self) -> list[Card]:
+        return list(self._s.misplaced)
+
+    @property
+    def card_in_hand(self) -> Card | None:
+        return self._s.hand.card if self._s.hand else None
+
+    @property
+    def next_pile(self) -> int | None:
+        """The pile the next card must be taken from (None once the game is over)."""
+        s = self._s
+        if self._ended():
+            return None
+        h = s.hand
+        if h is not None and h.card is not None and h.fault is None:
+            return h.card.home_pile
+        if h is not None and h.fault is not None:
+            return s.next_pile
+        return s.next_pile
+
+    def is_over(self) -> bool:
+        """True once the fourth king is face up (and no Watch exchange is under way)."""
+        return self._ended()
+
+    def can_exchange(self) -> bool:
+        s = self._s
+        return (self.variant == "watch" and self._ended() and not s.exchange_used
+                and s.face_down > 0 and s.declared is None)
+
+    def outcome(self) -> dict[str, Any] | None:
+        """``{"won", "face_up", "last_card"}`` once over, else None."""
+        if not self._ended():
+            return None
+        s = self._s
+        return {"won": s.face_down == 0, "face_up": s.face_up,
+                "last_card": str(s.last_king) if s.last_king else None}
+
+    # -- observing --------------------------------------------------------------------
+    def observe(self, event: Event | Sequence[Any]) -> Verdict:
+        """Judge one event. Raises :class:`EventError` only for an event it cannot read."""
+        ev = Event.from_list(event)
+        before = copy.deepcopy(self._s)
+        handler = getattr(self, f"_on_{ev.kind}")
+        code, message = handler(ev)
+        message = self._with_reminder(code, message)
+        verdict = Verdict(len(self._history), ev, str(code), message, self.next_pile)
+        self._history.append((before, verdict))
+        return verdict
+
+    def observe_all(self, events: Sequence[Event | Sequence[Any]]) -> list[Verdict]:
+        return [self.observe(e) for e in events]
+
+    def pop(self) -> Verdict:
+        """Take back the last event (e.g. a misread); returns its verdict."""
+        if not self._history:
+            raise EventError("nothing to undo")
+        state, verdict = self._history.pop()
+        self._s = state
+        return verdict
+
+    # -- helpers ----------------------------------------------------------------------
+    def _ended(self) -> bool:
+        return self._s.kings_turned >= 4
+
+    def _take_next(self) -> str:
+        p = self.next_pile
+        if p is None:
+            return "The game is over."
+        return f"Take the top card of {pile_name(p)}."
+
+    def _with_reminder(self, code: Any, message: str) -> str:
+        s = self._s
+        if code != OK or not s.misplaced:
+            return message
+        return f"{message} (Still waiting: {self._fix_text(next(iter(s.misplaced)))})"
+
+    def _fix_text(self, card: Card) -> str:
+        flag = self._s.misplaced[card]
+        if flag in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END):
+            return f"put {_the(card)} back face down."
+        return f"move {_the(card)} beneath {pile_name(card.home_pile)}."
+
+    def _after_turn_message(self) -> str:
+        return "Turn it over so I can read it."
+
+    # -- event handlers: each returns (code, message) and updates the state --------------
+    def _on_turn(self, ev: Event) -> tuple[Any, str]:
+        s = self._s
+        p = ev.pile
+        assert p is not None
+        if s.hand is not None and (s.hand.placed is None or s.hand.card is not None):
+            held = _the(s.hand.card) if s.hand.card else "the card in your hand"
+            if s.hand.fault is not None:
+                action = f"put {held} back face down on {pile_name(s.hand.source)}"
+            else:
+                dest = pile_name(s.hand.card.home_pile) if s.hand.card else "its pile"
+                action = f"put {held} beneath {dest}"
+            return Flag.WRONG_SOURCE_PILE, f"One card at a time: first {action}."
+        if s.hand is not None:  # put down before it could be read: it stays face up, unread
+            s.unread += 1
+            s.hand = None
+            s.source_unknown = True
+        fault: Flag | None = None
+        msg = ""
+        if self._ended() or s.declared is not None:
+            fault = Flag.PLAY_AFTER_END
+            msg = (f"The game is over: the fourth king is up ({self._result_text()}). "
+                   f"Put the card back face down on {pile_name(p)}.")
+        elif p != s.next_pile and not s.source_unknown:
+            fault = Flag.WRONG_SOURCE_PILE
+            msg = (f"That card came from {pile_name(p)}, but the next card comes from {pile_name(s.next_pile)}. "
+                   f"Put it back face down on {pile_name(p)} and take the top card of {pile_name(s.next_pile)}.")
+        elif ev.not_top:
+            fault = Flag.NOT_TOP_CARD
+            msg = (f"That card is not the top card of {pile_name(p)}. Put it back and take the top card.")
+        if s.down[p] == 0:
+            # Nothing face down there: nothing real can have been taken.
+            return (fault or Flag.WRONG_SOURCE_PILE), (
+                msg if fault else f"{pile_name(p).capitalize()} has no face-down card left.")
+        s.down[p] -= 1
+        if fault is None:
+            s.source_unknown = False
+        hand = _Hand(source=p, fault=fault)
+        if not ev.not_top and s.known_top[p]:
+            hand.expected = s.known_top[p].pop()
+            s.hidden_known.discard(hand.expected)
+        s.hand = hand
+        if fault is not None:
+            return fault, msg
+        return OK, self._after_turn_message()
+
+    def _on_see(self, ev: Event) -> tuple[Any, str]:
+        s = self._s
+        card = ev.card
+        assert card is not None
+        h = s.hand
+        if h is None:
+            if card in s.where:
+                return OK, f"I see {_the(card)} on the table."  # a re-read of a face-up card
+            # The take was not observed: infer it from the pile play is at.
+            inferred = self._on_turn(Event.turn(s.next_pile if not self._ended() else CENTRE))
+            if s.hand is None:
+                return inferred
+            h = s.hand
+            if inferred[0] != OK:
+                h.card = card
+                return inferred
+        if h.card is not None:
+            if card == h.card:
+                return OK, f"Yes, {_the(card)}. {self._place_text(card)}"
+            return Flag.DUPLICATE_CARD, (f"I read {_the(h.card)} before and now {_the(card)}. "
+                                         "Please show me the corner of the card again.")
+        if (card in s.where or card in s.hidden_known) and card != h.expected:
+            return Flag.DUPLICATE_CARD, (f"{_the(card).capitalize()} is already on the table, so this cannot be it. "
+                                         "Please show me the corner of the card again.")
+        if card.rank is Rank.KING and s.kings_turned >= 4 and card != s.exchanged_king:
+            return Flag.DUPLICATE_CARD, (f"All four kings are already up, so this cannot be {_the(card)}. "
+                                         "Please show me the corner of the card again.")
+        if h.expected is not None and card != h.expected:
+            s.hidden_known.discard(h.expected)  # our memory of that pile was wrong
+        h.card = card
+        if h.fault is None and card.rank is Rank.KING:
+            s.kings_turned += 1
+            s.last_king = card
+            if card == s.exchanged_king:
+                s.exchanged_king = None
+        if h.placed is not None:  # it was put down before we could read it: judge that now
+            pile, side = h.placed
+            h.placed = None
+            return self._put_down(card, pile, side, h)
+        if h.fault is not None:
+            return OK, f"That is {_the(card)}; put it back face down on {pile_name(h.source)}."
+        if card.rank is Rank.KING and self._ended():
+            return OK, f"{_the(card).capitalize()}: the fourth king. Put it beneath the centre."
+        return OK, f"{_the(card).capitalize()}. {self._place_text(card)}"
+
+    def _place_text(self, card: Card) -> str:
+        return f"Put it beneath {pile_name(card.home_pile)}."
+
+    def _on_place(self, ev: Event) -> tuple[Any, str]:
+        s = self._s
+        assert ev.pile is not None and ev.side is not None
+        h = s.hand
+        if h is None:
+            return OK, "I saw a card put down but not where it came from; show me its corner, please."
+        if h.card is None:
+            h.placed = (ev.pile, ev.side)
+            return OK, "Please show me the corner of that card so I can read it."
+        return self._put_down(h.card, ev.pile, ev.side, h)
+
+    def _put_down(self, card: Card, pile: int, side: str, h: _Hand | None) -> tuple[Any, str]:
+        s = self._s
+        s.hand = None
+        s.where[card] = (pile, side)
+        s.misplaced.pop(card, None)
+        home = card.home_pile
+        if h is not None and h.fault is not None:
+            s.misplaced[card] = h.fault
+            s.hidden_known.discard(card)
+            self._s.pending_source[card] = h.source
+            if pile != home:
+                return Flag.WRONG_TARGET_PILE, (f"{_the(card).capitalize()} was taken by mistake and does not belong "
+                                                f"at {pile_name(pile)}. Put it back face down on {pile_name(h.source)}.")
+            return h.fault, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(h.source)}."
+        s.next_pile = home
+        if pile != home:
+            s.misplaced[card] = Flag.WRONG_TARGET_PILE
+            return Flag.WRONG_TARGET_PILE, (f"{_the(card).capitalize()} belongs beneath {pile_name(home)}, not "
+                                            f"{pile_name(pile)}. Move it beneath {pile_name(home)}.")
+        if side != "under":
+            s.misplaced[card] = Flag.WRONG_SIDE
+            return Flag.WRONG_SIDE, (f"{_the(card).capitalize()} goes face up beneath {pile_name(home)}, not on top "
+                                     f"of it. Slide it under the pile.")
+        if self._ended():
+            return OK, f"That was the fourth king. {self._end_text()}"
+        return OK, f"Good. {self._take_next()}"
+
+    def _on_move(self, ev: Event) -> tuple[Any, str]:
+        s = self._s
+        card, pile, side = ev.card, ev.pile, ev.side
+        assert card is not None and pile is not None and side is not None
+        h = s.hand
+        if h is not None and h.card == card:
+            return self._put_down(card, pile, side, h)
+        if card not in s.where:
+            return OK, f"I had not seen {_the(card)} on the table; I will watch for it."
+        was = s.misplaced.get(card)
+        home = card.home_pile
+        if was in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END):
+            s.where[card] = (pile, side)
+            src = self._s.pending_source.get(card, s.next_pile)
+            return was, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(src)}."
+        s.where[card] = (pile, side)
+        if pile != home:
+            s.misplaced[card] = Flag.WRONG_TARGET_PILE
+            return Flag.WRONG_TARGET_PILE, (f"{_the(card).capitalize()} belongs beneath {pile_name(home)}, not "
+                                            f"{pile_name(pile)}. Move it beneath {pile_name(home)}.")
+        if side != "under":
+            s.misplaced[card] = Flag.WRONG_SIDE
+            return Flag.WRONG_SIDE, (f"{_the(card).capitalize()} goes beneath {pile_name(home)}, not on top. "
+                                     "Slide it under the pile.")
+        if was is not None:
+            s.misplaced.pop(card)
+            if self._ended():
+                return OK, f"Thank you, that is fixed. {self._end_text()}"
+            return OK, f"Thank you, that is fixed. {self._take_next()}"
+        return OK, f"{_the(card).capitalize()} is in its place."
+
+    def _on_return(self, ev: Event) -> tuple[Any, str]:
+        s = self._s
+        p = ev.pile
+        assert p is not None
+        h = s.hand
+        card: Card | None
+        if h is not None:
+            source, card = h.source, h.card
+        else:
+            faulty = [c for c, f in s.misplaced.items()
+                      if f in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END)]
+            if not faulty:
+                return OK, "I saw a card put back, but nothing needed to go back."
+            card = faulty[-1]
+            source = self._s.pending_source.get(card, p)
+        if p != source:
+            what = _the(card) if card else "that card"
+            return Flag.WRONG_TARGET_PILE, (f"{what.capitalize()} came from {pile_name(source)}. "
+                                            f"Put it back face down on {pile_name(source)}.")
+        if h is not None:
+            s.hand = None
+            if h.card is not None and h.fault is None and h.card.rank is Rank.KING:
+                s.kings_turned -= 1  # a legal card put back: undo its turn
+        else:
+            assert card is not None
+            s.where.pop(card, None)
+            s.misplaced.pop(card, None)
+        s.down[p] += 1
+        if card is not None:
+            s.known_top[p].append(card)
+            s.hidden_known.add(card)
+        if h is not None and h.fault is None:
+            return OK, f"Card put back on {pile_name(p)}. {self._take_next()}"
+        return OK, f"Thank you. {self._take_next()}"
+
+    def _on_exchange(self, ev: Event) -> tuple[Any, str]:
+        s = self._s
+        p = ev.pile
+        assert p is not None
+        if self.variant != "watch":
+            return Flag.EXCHANGE_NOT_ALLOWED, ("Exchanging the king is only allowed in the Watch variant. "
+                                               + (self._end_text() if self._ended() else self._take_next()))
+        if not self._ended():
+            return Flag.EXCHANGE_NOT_ALLOWED, ("The king can only be exchanged after the fourth king is up. "
+                                               + self._take_next())
+        if s.exchange_used:
+            return Flag.EXCHANGE_NOT_ALLOWED, "The king can be exchanged only once. " + self._end_text()
+        if s.hand is not None:
+            return Flag.EXCHANGE_NOT_ALLOWED, "Put the card in your hand down first."
+        if s.face_down == 0:
+            return Flag.EXCHANGE_NOT_ALLOWED, "Every card is face up: you have already won!"
+        if s.down[p] == 0:
+            return Flag.EXCHANGE_NOT_ALLOWED, (f"{pile_name(p).capitalize()} has no face-down card. "
+                                               "Exchange the king for a face-down card of another pile.")
+        king = s.last_king
+        assert king is not None
+        s.where.pop(king, None)
+        s.misplaced.pop(king, None)
+        s.exchange_used = True
+        s.exchanged_king = king
+        s.kings_turned -= 1
+        s.hand = _Hand(source=p)
+        return OK, (f"{_the(king).capitalize()} goes in that card's place, face down. "
+                    "Turn the card you took over so I can read it.")
+
+    def _on_declare(self, ev: Event) -> tuple[Any, str]:
+        s = self._s
+        claim = ev.claim
+        if not self._ended():
+            return Flag.PREMATURE_END, (f"The game is not over yet: only {s.kings_turned} king(s) are up. "
+                                        + self._take_next())
+        won = s.face_down == 0
+        s.declared = claim
+        if claim == "win" and not won:
+            return Flag.FALSE_WIN, (f"Not quite: {s.face_down} card(s) are still face down, so the game is lost "
+                                    f"with {s.face_up} cards face up.")
+        if claim == "loss" and won:
+            return OK, "Look again: every card is face up. You won!"
+        return OK, self._end_text()
+
+    # -- texts ------------------------------------------------------------------------
+    def _result_text(self) -> str:
+        s = self._s
+        if s.face_down == 0:
+            return "you won with all 52 cards face up"
+        return f"lost with {s.face_up} cards face up"
+
+    def _end_text(self) -> str:
+        s = self._s
+        if s.face_down == 0:
+            return "All 52 cards are face up: you won!"
+        text = f"Game over: {s.face_down} card(s) still face down, {s.face_up} face up."
+        if self.can_exchange():
+            text += " (Watch: you may exchange the king for any face-down card, once.)"
+        return text
