@@ -185,13 +185,13 @@ class Card:
 
     @classmethod
     def from_index(cls, index: int) -> "Card":
-        """Card number ``index`` in :data:`FULL_DECK` order (A..K of C, then D, H, S)."""
+        """Card number ``index`` in :data:`FULL_DECK` order (AC AD AH AS 2C ... KS)."""
         return FULL_DECK[index]
 
     @property
     def index(self) -> int:
         """Position in :data:`FULL_DECK` (0..51)."""
-        return _SUIT_ORDER[self.suit] * 13 + self.rank.value - 1
+        return (self.rank.value - 1) * 4 + _SUIT_ORDER[self.suit]
 
     @property
     def code(self) -> str:
@@ -223,8 +223,9 @@ class Card:
 
 _SUIT_ORDER = {s: i for i, s in enumerate(Suit)}
 
-#: The 52 cards, ranks A..K within suits C, D, H, S (the oracle file's FULL_DECK).
-FULL_DECK: tuple[Card, ...] = tuple(Card(r, s) for s in Suit for r in Rank)
+#: The 52 cards, ranks A..K x suits C, D, H, S: ``AC AD AH AS 2C ... KS`` (the oracle file's FULL_DECK,
+#: so ``random.Random(seed).shuffle`` of it reproduces the oracle's seeded deals).
+FULL_DECK: tuple[Card, ...] = tuple(Card(r, s) for r in Rank for s in Suit)
 
 
 def parse_cards(items: str | Iterable[str | Card]) -> list[Card]:

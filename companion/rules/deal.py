@@ -7,7 +7,7 @@ later cards on top, so the first card turned is ``deal_order[51]``.
 
 >>> d = Deal.from_order(FULL_DECK)
 >>> [str(c) for c in d.pile(13)]
-['KS', 'KH', 'KD', 'KC']
+['KS', 'TH', '7D', '4C']
 >>> Deal.parse_piles(d.format_piles()) == d
 True
 """

@@ -97,6 +97,7 @@ class _Hand:
     fault: Flag | None = None  # set when it should not have been taken: it must go back
     expected: Card | None = None  # known identity (a card that was put back face down)
     placed: tuple[int, str] | None = None  # put down before it could be read
+    phantom: bool = False  # taken from a pile we counted as empty: putting it back adds nothing
 
 
 @dataclass
@@ -278,14 +279,16 @@ class Referee:
         elif ev.not_top:
             fault = Flag.NOT_TOP_CARD
             msg = (f"That card is not the top card of {pile_name(p)}. Put it back and take the top card.")
-        if s.down[p] == 0:
-            # Nothing face down there: nothing real can have been taken.
-            return (fault or Flag.WRONG_SOURCE_PILE), (
-                msg if fault else f"{pile_name(p).capitalize()} has no face-down card left.")
-        s.down[p] -= 1
+        phantom = s.down[p] == 0  # nothing face down there: the card came from somewhere we cannot tell
+        if phantom:
+            fault = fault or Flag.WRONG_SOURCE_PILE
+            msg = msg or (f"{pile_name(p).capitalize()} has no face-down card left. "
+                          f"Put that card back where it came from; {self._take_next().lower()}")
+        else:
+            s.down[p] -= 1
         if fault is None:
             s.source_unknown = False
-        hand = _Hand(source=p, fault=fault)
+        hand = _Hand(source=p, fault=fault, phantom=phantom)
         if not ev.not_top and s.known_top[p]:
             hand.expected = s.known_top[p].pop()
             s.hidden_known.discard(hand.expected)
@@ -366,7 +369,8 @@ class Referee:
             if pile != home:
                 return Flag.WRONG_TARGET_PILE, (f"{_the(card).capitalize()} was taken by mistake and does not belong "
                                                 f"at {pile_name(pile)}. Put it back face down on {pile_name(h.source)}.")
-            return h.fault, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(h.source)}."
+            # Already flagged when it was taken: one mistake, one flag. The reminder stays.
+            return OK, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(h.source)}."
         s.next_pile = home
         if pile != home:
             s.misplaced[card] = Flag.WRONG_TARGET_PILE
@@ -394,7 +398,7 @@ class Referee:
         if was in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END):
             s.where[card] = (pile, side)
             src = self._s.pending_source.get(card, s.next_pile)
-            return was, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(src)}."
+            return OK, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(src)}."
         s.where[card] = (pile, side)
         if pile != home:
             s.misplaced[card] = Flag.WRONG_TARGET_PILE
@@ -438,7 +442,8 @@ class Referee:
             assert card is not None
             s.where.pop(card, None)
             s.misplaced.pop(card, None)
-        s.down[p] += 1
+        if not (h is not None and h.phantom):
+            s.down[p] += 1
         if card is not None:
             s.known_top[p].append(card)
             s.hidden_known.add(card)

@@ -1,0 +1,32 @@
+"""Shared fixtures: the oracle file (copied from shared/rules) and paths."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+TESTS = Path(__file__).resolve().parent
+ROOT = TESTS.parent
+SHARED = ROOT.parent / "shared"
+
+
+def load_oracles() -> dict:
+    return json.loads((TESTS / "data" / "oracles.json").read_text())
+
+
+ORACLES = load_oracles()
+
+
+def oracles_of(*kinds: str) -> list[dict]:
+    return [o for o in ORACLES["oracles"] if o["kind"] in kinds]
+
+
+def oracle(oid: str) -> dict:
+    return next(o for o in ORACLES["oracles"] if o["id"] == oid)
+
+
+@pytest.fixture(scope="session")
+def oracles() -> dict:
+    return ORACLES
