@@ -14,6 +14,7 @@ Card('TH')
 from __future__ import annotations
 
 import enum
+import functools
 import re
 from dataclasses import dataclass
 from typing import Iterable, Iterator
@@ -155,7 +156,8 @@ for _sym, _code in {"♧": "C", "♢": "D", "♡": "H", "♤": "S"}.items():
 _WORDS_RE = re.compile(r"^\s*(\w+)\s+of\s+(\w+)\s*$", re.IGNORECASE)
 
 
-@dataclass(frozen=True, order=True)
+@functools.total_ordering
+@dataclass(frozen=True)
 class Card:
     """An immutable playing card. ``str(card)`` is its short code (``TH``)."""
 
@@ -219,6 +221,12 @@ class Card:
 
     def __repr__(self) -> str:
         return f"Card({self.code!r})"
+
+    def __lt__(self, other: object) -> bool:
+        """Cards sort in :data:`FULL_DECK` order."""
+        if not isinstance(other, Card):
+            return NotImplemented
+        return self.index < other.index
 
 
 _SUIT_ORDER = {s: i for i, s in enumerate(Suit)}
