@@ -140,6 +140,7 @@ class SimulationResult:
         return all(getattr(self, k) == getattr(other, k) for k in keys)
 
     def to_json(self) -> dict:
+        """The ``--json`` object: the measured figures, what was run, and the exact standard odds."""
         exact = exact_distribution()
         return {
             "games": self.games,
@@ -152,12 +153,11 @@ class SimulationResult:
             "variant": self.variant,
             "policy": self.policy,
             "seed": self.seed,
-            "seconds": self.seconds,
-            "standard_wins": self.standard_wins,
-            "exchanges": self.exchanges,
-            "exact": {str(n): p for n, p in exact.items()},
-            "exact_win_rate": 1 / 13,
-            "exact_mean_face_up": exact_mean(),
+            "exact": {
+                "win_rate": 1 / 13,
+                "mean_face_up": exact_mean(),
+                "distribution": {str(n): p for n, p in exact.items()},
+            },
         }
 
 
@@ -354,13 +354,19 @@ def choose_exchange(W: np.ndarray, policy: str, rng: np.random.Generator | None 
     if policy == "random":
         if rng is None:
             raise ValueError("the random policy needs a generator")
-        m = counts.sum(axis=1, dtype=np.int64)
+        cT = np.ascontiguousarray(counts.T).astype(np.int64)  # (12, n)
+        m = cT.sum(axis=0)
         r = rng.integers(0, m) if len(m) else np.zeros(0, np.int64)  # exactly uniform in [0, m)
-        cum = np.cumsum(counts, axis=1, dtype=np.int64)
-        q = (cum <= r[:, None]).sum(axis=1)  # first pile whose cumulative count exceeds r
-        before = np.where(q > 0, cum[np.arange(len(q)), np.maximum(q - 1, 0)], 0)
-        before = np.where(q > 0, before, 0)
-        return (q + 1).astype(np.int64), (r - before).astype(np.int64)
+        # the r-th face-down card, counting piles 1..12 and each pile top first
+        q = np.zeros(len(m), np.int64)
+        before = np.zeros(len(m), np.int64)
+        acc = np.zeros(len(m), np.int64)
+        for p in range(12):
+            acc += cT[p]
+            passed = acc <= r
+            q += passed
+            np.copyto(before, acc, where=passed)
+        return q + 1, r - before
     raise ValueError(f"unknown policy {policy!r}")
 
 
@@ -378,21 +384,21 @@ def _best_exchange(W: np.ndarray, sub: int = 2048) -> tuple[np.ndarray, np.ndarr
     for s in range(0, n, sub):
         Ws = W[s:s + sub]
         k = Ws.shape[0]
-        counts = _pile_counts(Ws).astype(np.int64)  # (k, 12)
-        Wc = np.repeat(Ws, 12, axis=0)
-        q = np.tile(np.arange(1, 13), k)
-        f = counts.reshape(-1)
-        valid = f > 0
-        d = np.maximum(f - 1, 0)
+        counts = _pile_counts(Ws).astype(np.int64).reshape(-1)  # (k * 12,): deal-major, piles 1..12
+        cand = np.flatnonzero(counts)  # one candidate per pile with cards face down
+        row = cand // 12
+        q = cand % 12 + 1
+        d = counts[cand] - 1  # its bottom face-down card
+        Wc = Ws[row]
         taken = _apply_exchange(Wc, q, d)
-        taken[~valid] = 0  # no card to take: the row stays in the sink
-        Wc[~valid] = Ws.repeat(12, axis=0)[~valid]
         _continue_after_exchange(Wc, taken)
-        fu = np.where(valid, 52 - _face_down(Wc).astype(np.int64), -1).reshape(k, 12)
-        best = fu.argmax(axis=1)
-        pile[s:s + k] = best + 1
-        depth[s:s + k] = d.reshape(k, 12)[np.arange(k), best]
-        out[s:s + k] = Wc.reshape(k, 12, _SLOTS)[np.arange(k), best]
+        fu = np.full(k * 12, -1, np.int64)
+        fu[cand] = 52 - _face_down(Wc).astype(np.int64)
+        best = fu.reshape(k, 12).argmax(axis=1)  # most cards up (52 = won); lowest pile on ties
+        pick = np.searchsorted(cand, np.arange(k) * 12 + best)
+        pile[s:s + k] = q[pick]
+        depth[s:s + k] = d[pick]
+        out[s:s + k] = Wc[pick]
     return pile, depth, out
 
 

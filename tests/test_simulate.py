@@ -282,7 +282,8 @@ def test_cli_json():
     r = runner.invoke(app, ["simulate", "--games", "20000", "--seed", "1", "--json"])
     assert r.exit_code == 0, r.output
     got = json.loads(r.stdout)
-    assert JSON_KEYS <= set(got)
+    assert set(got) == JSON_KEYS | {"variant", "policy", "seed", "exact"}
+    assert got["exact"]["distribution"]["52"] == pytest.approx(1 / 13)
     assert got["games"] == 20000 and sum(got["distribution"].values()) == 20000
     assert set(got["distribution"]) == {str(n) for n in range(4, 53)}
     assert got["wins"] == got["distribution"]["52"]
