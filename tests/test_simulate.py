@@ -333,3 +333,38 @@ def test_cli_subprocess_exit_codes(tmp_path):
     assert ok.returncode == 0, ok.stderr
     assert JSON_KEYS <= set(json.loads(ok.stdout)) and ok.stderr == ""  # no bar when not a tty
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_bottom_swap_follows_the_arrow_criterion():
+    """Swapping for the bottom face-down card of q wins iff every pile with cards face down reaches q
+    along p -> home(bottom face-down card of p) (q's own arrow ignored)."""
+    deals = SEEDED_DEALS[2000:2400]
+    checked = 0
+    for deal in deals:
+        g = _watch_game(deal)
+        if not g.can_exchange():
+            continue
+        down = {p: g.face_down[p] for p in range(1, 13) if g.face_down[p]}
+        arrow = {p: cards[-1].home_pile for p, cards in down.items()}
+        piles = list(down)
+        res = play_deals(deals_to_ranks([deal] * len(piles)),
+                         exchange=(piles, [len(down[p]) - 1 for p in piles]))
+        for k, q in enumerate(piles):
+            def reaches(p: int) -> bool:
+                seen = set()
+                while p != q:
+                    if p in seen or p not in arrow:
+                        return False
+                    seen.add(p)
+                    p = arrow[p]
+                return True
+            assert bool(res.watch_won[k]) == all(reaches(p) for p in piles), (deal.format_piles(), q)
+            checked += 1
+    assert checked > 1000
+
+
+def test_cli_help_describes_every_option():
+    r = runner.invoke(app, ["simulate", "--help"])
+    assert r.exit_code == 0
+    for option in ("--games", "--seed", "--variant", "--policy", "--json", "--plot", "ORACLE"):
+        assert option in r.stdout
