@@ -34,7 +34,7 @@ from __future__ import annotations
 
 import math
 import time
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Callable, Iterable, Sequence
 
 import numpy as np
@@ -131,7 +131,6 @@ class SimulationResult:
     seconds: float = 0.0
     standard_wins: int = 0  # wins before any Watch exchange
     exchanges: int = 0  # Watch exchanges made
-    extra: dict = field(default_factory=dict)
 
     def __eq__(self, other: object) -> bool:  # timing is not part of the result
         if not isinstance(other, SimulationResult):
@@ -207,7 +206,7 @@ def _unpack(W: np.ndarray) -> np.ndarray:
 def _pack_bytes(a: np.ndarray, ws: "_Workspace | None" = None) -> np.ndarray:
     """(n, 64) uint8, ranks at byte 4p + depth -> (n, 16) uint16 words (four bytes -> four nibbles)."""
     v = a.view(np.uint32)  # little-endian: b0 | b1 << 8 | b2 << 16 | b3 << 24
-    if v.dtype.byteorder == ">" or (v.dtype.byteorder == "=" and np.little_endian is False):  # pragma: no cover
+    if not np.little_endian:  # pragma: no cover - big-endian hosts
         v = v.byteswap()
     if ws is None:
         t = v | (v >> 4)  # low byte: b0 | b1 << 4; third byte: b2 | b3 << 4
@@ -449,7 +448,8 @@ def play_deals(
         d = np.asarray(exchange[1], dtype=np.int64)
         sel = lost[p[lost] > 0]
         counts = _pile_counts(W[sel])
-        if len(sel) and np.any((p[sel] > 12) | (d[sel] < 0) | (d[sel] >= counts[np.arange(len(sel)), np.clip(p[sel] - 1, 0, 11)])):
+        have = counts[np.arange(len(sel)), np.clip(p[sel] - 1, 0, 11)]
+        if np.any((p[sel] > 12) | (d[sel] < 0) | (d[sel] >= have)):
             raise ValueError("an exchange names no face-down card")
         pile[sel], depth[sel] = p[sel], d[sel]
         Wl = W[sel]
