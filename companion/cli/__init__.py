@@ -10,7 +10,9 @@ from ._app import CliError, app, fail
 from . import rules_cmds  # noqa: F401,E402  check-deal, referee
 from . import simulate_cmd  # noqa: F401,E402  simulate
 from . import practice_cmd  # noqa: F401,E402  practice, demo
-from . import decks_cmd  # noqa: F401,E402  decks, render
+from . import decks_cmd  # noqa: F401,E402  decks
+from . import vision_cmds  # noqa: F401,E402  recognise
+from . import bench_cmd  # noqa: F401,E402  bench ...
 
 __all__ = ["app", "main", "fail", "CliError"]
 

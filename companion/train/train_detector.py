@@ -1,0 +1,162 @@
+"""Train the corner detector (CornerNet) on composed scenes from the training decks."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..progress import Progress
+from ..vision.spec import DETECTOR_STRIDE
+
+__all__ = ["make_scenes", "train_detector", "detector_loss"]
+
+_ARTS: list = []
+_BACKGROUNDS = None
+
+
+def _init_worker(names: list[str], seed: int) -> None:
+    global _ARTS, _BACKGROUNDS
+    from .index_data import Backgrounds, load_deck_art
+    from .train_index import _drop_band_boxes
+
+    _ARTS = [_drop_band_boxes(load_deck_art(name)) for name in names]
+    _BACKGROUNDS = Backgrounds(np.random.default_rng(seed))
+
+
+def _worker(args: tuple[int, int, int, int]):  # noqa: ANN202
+    seed, n, w, h = args
+    from .detector_data import SceneSampler
+
+    sampler = SceneSampler(_ARTS, seed, out_w=w, out_h=h, backgrounds=_BACKGROUNDS)
+    gw, gh = w // DETECTOR_STRIDE, h // DETECTOR_STRIDE
+    imgs = np.empty((n, h, w, 3), np.uint8)
+    heat = np.empty((n, 2, gh, gw), np.float16)
+    weight = np.empty((n, 2, gh, gw), np.float16)
+    reg = np.empty((n, 8, gh, gw), np.float16)
+    mask = np.empty((n, 2, gh, gw), np.float16)
+    for i in range(n):
+        img, t = sampler.sample()
+        imgs[i], heat[i], weight[i], reg[i] = img, t.heat, t.weight, t.reg
+        mask[i, 0], mask[i, 1] = t.reg_mask, t.reg_mask_down
+    return imgs, heat, weight, reg, mask
+
+
+def make_scenes(decks: Sequence[str], n: int, seed: int, w: int = 256, h: int = 192, workers: int = 2,
+                chunk: int = 500, desc: str = "scenes"):  # noqa: ANN201
+    jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h) for k in range(math.ceil(n / chunk))]
+    parts = []
+    bar = Progress(n, desc)
+    with mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(list(decks), seed + 3)) as pool:
+        for part in pool.imap(_worker, jobs):
+            parts.append(part)
+            bar.update(len(part[0]))
+    bar.close()
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(5))
+
+
+def detector_loss(out, heat, weight, reg, mask):  # noqa: ANN001, ANN201
+    """CenterNet focal loss on both heatmaps + L1 on the regressions where supervised."""
+    import torch
+    from torch.nn import functional as F
+
+    logits = out[:, :2]
+    p = torch.sigmoid(logits).clamp(1e-4, 1 - 1e-4)
+    pos = (heat >= 0.999).float()
+    neg = 1 - pos
+    pos_loss = -torch.log(p) * (1 - p) ** 2 * pos
+    neg_loss = -torch.log(1 - p) * p ** 2 * (1 - heat) ** 4 * neg * weight
+    n_pos = pos.sum().clamp(min=1.0)
+    l_heat = (pos_loss.sum() + neg_loss.sum()) / n_pos
+    r = out[:, 2:]
+    m_up = mask[:, 0:1]
+    m_down = mask[:, 1:2]
+    l1 = F.smooth_l1_loss(r, reg, reduction="none", beta=0.1)
+    w_ch = torch.tensor([1, 1, 1, 1, 1, 1, 1, 1], dtype=r.dtype, device=r.device).view(1, 8, 1, 1)
+    l_up = (l1 * w_ch * m_up).sum() / m_up.sum().clamp(min=1.0)
+    # face-down: offset, up and card height only
+    l_down = (l1[:, :5] * m_down).sum() / m_down.sum().clamp(min=1.0)
+    return l_heat + l_up + 0.5 * l_down, (float(l_heat.detach()), float(l_up.detach()), float(l_down.detach()))
+
+
+def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, *, seed: int = 0,
+                   n_train: int = 16_000, n_val: int = 600, epochs: int = 6, batch: int = 16, w: int = 256,
+                   h: int = 192, workers: int = 2, log=print) -> dict:  # noqa: ANN001
+    t0 = time.time()
+    log(f"detector: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
+    tr = make_scenes(train_decks, n_train, seed, w, h, workers, desc="detector scenes (train)")
+    va = make_scenes(val_decks, n_val, seed + 7919, w, h, workers, desc="detector scenes (held-out)")
+    t_data = time.time() - t0
+
+    import torch
+
+    from .common import export_onnx, seed_everything
+    from .nets import CornerNet
+
+    seed_everything(seed)
+    model = CornerNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    steps = epochs * (n_train // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps, pct_start=0.1)
+    rng = np.random.default_rng(seed)
+
+    def tensors(data, idx):  # noqa: ANN001, ANN202
+        imgs, heat, weight, reg, mask = (d[idx] for d in data)
+        x = torch.from_numpy(imgs).permute(0, 3, 1, 2).float().div_(255.0)
+        return (x, torch.from_numpy(heat.astype(np.float32)), torch.from_numpy(weight.astype(np.float32)),
+                torch.from_numpy(reg.astype(np.float32)), torch.from_numpy(mask.astype(np.float32)))
+
+    bar = Progress(steps, "train detector")
+    history = []
+    for epoch in range(epochs):
+        model.train()
+        order = rng.permutation(n_train)
+        parts = np.zeros(3)
+        for k in range(n_train // batch):
+            x, heat, weight, reg, mask = tensors(tr, order[k * batch:(k + 1) * batch])
+            loss, comp = detector_loss(model(x), heat, weight, reg, mask)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            parts += comp
+            bar.update(1)
+        model.eval()
+        with torch.no_grad():
+            vparts = np.zeros(3)
+            nb = 0
+            for k in range(0, n_val, 32):
+                x, heat, weight, reg, mask = tensors(va, np.arange(k, min(k + 32, n_val)))
+                _, comp = detector_loss(model(x), heat, weight, reg, mask)
+                vparts += comp
+                nb += 1
+        parts /= max(1, n_train // batch)
+        vparts /= max(1, nb)
+        history.append({"epoch": epoch + 1, "train": parts.round(4).tolist(), "held_out": vparts.round(4).tolist()})
+        log(f"  epoch {epoch + 1}/{epochs}: train heat {parts[0]:.3f} reg {parts[1]:.3f} down {parts[2]:.3f} | "
+            f"held-out heat {vparts[0]:.3f} reg {vparts[1]:.3f} down {vparts[2]:.3f}")
+    bar.close()
+    export_onnx(_Exported(model), torch.zeros(1, 3, 224, 384), out / "detector.onnx", "image", ["maps"],
+                dynamic_batch=False, dynamic_hw=True)
+    return {"epochs": epochs, "n_train": n_train, "data_seconds": round(t_data, 1),
+            "seconds": round(time.time() - t0, 1), "history": history}
+
+
+def _Exported(model):  # noqa: N802, ANN001, ANN202
+    """The detector with sigmoid applied to its two heatmaps, as the run time reads it."""
+    import torch
+
+    class Exported(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = model
+
+        def forward(self, x):  # noqa: ANN001, ANN202
+            y = self.inner(x)
+            return torch.cat([torch.sigmoid(y[:, :2]), y[:, 2:]], 1)
+
+    return Exported().eval()

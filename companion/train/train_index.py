@@ -1,0 +1,155 @@
+"""Train the index classifier (IndexNet) on crops from the training decks; validate on held-out decks."""
+
+from __future__ import annotations
+
+import math
+import multiprocessing as mp
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from ..progress import Progress
+from ..vision.spec import GLYPHS, INDEX_CROP_H, INDEX_CROP_W, SUITS_OUT
+
+__all__ = ["make_crops", "train_index"]
+
+
+_ARTS: list = []
+_BACKGROUNDS = None
+
+
+def _init_worker(names: list[str], seed: int) -> None:
+    """Load the decks and table textures once per worker process."""
+    global _ARTS, _BACKGROUNDS
+    from .index_data import Backgrounds, load_deck_art
+
+    _ARTS = [_drop_band_boxes(load_deck_art(name)) for name in names]
+    _BACKGROUNDS = Backgrounds(np.random.default_rng(seed))
+
+
+def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    seed, n = args
+    from .index_data import IndexSampler
+
+    return IndexSampler(_ARTS, seed, backgrounds=_BACKGROUNDS).batch(n)
+
+
+def _drop_band_boxes(art):  # noqa: ANN001, ANN202 - DeckArt
+    """Leave out index boxes that span a whole band (rank and suit side by side far apart)."""
+    for card, boxes in art.boxes.items():
+        art.boxes[card] = [b for b in boxes if (b[2] - b[0]) <= 1.25 * (b[3] - b[1])]
+    return art
+
+
+def make_crops(decks: Sequence[str], n: int, seed: int, workers: int = 2, chunk: int = 4000,
+               desc: str = "crops") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` training crops from ``decks``, made in parallel chunks; deterministic for a seed."""
+    jobs = [(seed * 1000 + k, min(chunk, n - k * chunk)) for k in range(math.ceil(n / chunk))]
+    xs, gs, ss = [], [], []
+    bar = Progress(n, desc)
+    ctx = mp.get_context("fork")
+    with ctx.Pool(workers, initializer=_init_worker, initargs=(list(decks), seed + 1)) as pool:
+        for x, g, s in pool.imap(_worker, jobs):
+            xs.append(x)
+            gs.append(g)
+            ss.append(s)
+            bar.update(len(x))
+    bar.close()
+    return np.concatenate(xs), np.concatenate(gs), np.concatenate(ss)
+
+
+def _to_tensor(x: np.ndarray):  # noqa: ANN202
+    import torch
+
+    return torch.from_numpy(x).permute(0, 3, 1, 2).float().div_(255.0)
+
+
+def evaluate(model, x: np.ndarray, g: np.ndarray, s: np.ndarray, batch: int = 1024) -> dict:  # noqa: ANN001
+    import torch
+
+    model.eval()
+    gp, sp = [], []
+    with torch.no_grad():
+        for i in range(0, len(x), batch):
+            a, b = model(_to_tensor(x[i:i + batch]))
+            gp.append(torch.softmax(a, 1).numpy())
+            sp.append(torch.softmax(b, 1).numpy())
+    gp_all, sp_all = np.concatenate(gp), np.concatenate(sp)
+    pos = g != 0
+    return {
+        "glyph_acc": float((gp_all.argmax(1) == g)[pos].mean()),
+        "suit_acc": float((sp_all.argmax(1) == s)[pos].mean()),
+        "bg_acc": float((gp_all.argmax(1) == 0)[~pos].mean()) if (~pos).any() else 1.0,
+        "glyph_probs": gp_all,
+        "suit_probs": sp_all,
+    }
+
+
+def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, *, seed: int = 0,
+                n_train: int = 240_000, n_val: int = 16_000, epochs: int = 8, batch: int = 256,
+                workers: int = 2, log=print) -> dict:  # noqa: ANN001
+    """Make data, train, validate on held-out decks, export ``out/index.onnx``. Returns metrics."""
+    t0 = time.time()
+    log(f"index: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
+    xt, gt, st = make_crops(train_decks, n_train, seed, workers, desc="index crops (train)")
+    xv, gv, sv = make_crops(val_decks, n_val, seed + 7919, workers, desc="index crops (held-out)")
+    t_data = time.time() - t0
+
+    import torch  # after the worker processes: fork before torch starts its threads
+    from torch import nn
+
+    from .common import export_onnx, seed_everything
+    from .nets import IndexNet
+    seed_everything(seed)
+    model = IndexNet()
+    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    steps = epochs * (len(xt) // batch)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    ce = nn.CrossEntropyLoss(label_smoothing=0.02)
+    rng = np.random.default_rng(seed)
+    bar = Progress(steps, "train index")
+    for epoch in range(epochs):
+        model.train()
+        order = rng.permutation(len(xt))
+        total = 0.0
+        for k in range(len(xt) // batch):
+            idx = order[k * batch:(k + 1) * batch]
+            xb = _to_tensor(xt[idx])
+            gb = torch.from_numpy(gt[idx])
+            sb = torch.from_numpy(st[idx])
+            lg, ls = model(xb)
+            loss = ce(lg, gb) + ce(ls, sb)
+            opt.zero_grad(set_to_none=True)
+            loss.backward()
+            opt.step()
+            sched.step()
+            total += float(loss.detach())
+            bar.update(1)
+        m = evaluate(model, xv, gv, sv)
+        log(f"  epoch {epoch + 1}/{epochs}: loss {total / max(1, len(xt) // batch):.3f}  held-out glyph "
+            f"{m['glyph_acc']:.4f} suit {m['suit_acc']:.4f} background {m['bg_acc']:.4f}")
+    bar.close()
+    model.eval()
+    export_onnx(_Softmaxed(model), torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W), out / "index.onnx",
+                "crops", ["glyph_probs", "suit_probs"])
+    final = evaluate(model, xv, gv, sv)
+    return {"glyph_acc": final["glyph_acc"], "suit_acc": final["suit_acc"], "bg_acc": final["bg_acc"],
+            "n_train": int(len(xt)), "epochs": epochs, "data_seconds": round(t_data, 1),
+            "seconds": round(time.time() - t0, 1), "glyphs": list(GLYPHS), "suits": list(SUITS_OUT)}
+
+
+def _Softmaxed(model):  # noqa: N802, ANN001, ANN202
+    import torch
+
+    class Softmaxed(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = model
+
+        def forward(self, x):  # noqa: ANN001, ANN202
+            a, b = self.inner(x)
+            return torch.softmax(a, 1), torch.softmax(b, 1)
+
+    return Softmaxed().eval()

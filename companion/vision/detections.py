@@ -1,0 +1,130 @@
+"""One data type for card detections: parallel numpy arrays, as in Roboflow supervision.
+
+A detection is one card: the quad of the whole card in image pixels (corners in the card's own
+order: top-left, top-right, bottom-right, bottom-left of the upright card), the box of the index
+corner that was read, the rank and suit with their confidences (0 = rank unknown, -1 = suit
+unknown: a corner that cannot be read with confidence is reported as unknown, never guessed), and
+whether the card lies face up.
+
+>>> d = Detections.empty()
+>>> len(d), d.to_json()
+(0, [])
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+from typing import Any, Iterator
+
+import numpy as np
+
+from ..cards import Card, Rank, Suit
+
+__all__ = ["Detections", "RANK_CODES", "SUIT_CODES", "rank_label", "suit_code"]
+
+#: rank id 1..13 -> label (A, 2..10, J, Q, K); id 0 = unknown
+RANK_CODES = ("?", "A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K")
+#: suit id 0..3 -> code; -1 = unknown
+SUIT_CODES = ("C", "D", "H", "S")
+
+
+def rank_label(rank_id: int) -> str | None:
+    return RANK_CODES[rank_id] if 1 <= rank_id <= 13 else None
+
+
+def suit_code(suit_id: int) -> str | None:
+    return SUIT_CODES[suit_id] if 0 <= suit_id <= 3 else None
+
+
+@dataclass
+class Detections:
+    """N detected cards as parallel arrays; index or mask it like an array."""
+
+    quads: np.ndarray  # (N, 4, 2) float32
+    index_boxes: np.ndarray  # (N, 4) float32: x0, y0, x1, y1
+    rank: np.ndarray  # (N,) int8: 1..13, 0 unknown
+    suit: np.ndarray  # (N,) int8: 0..3, -1 unknown
+    rank_confidence: np.ndarray  # (N,) float32
+    suit_confidence: np.ndarray  # (N,) float32
+    face_up: np.ndarray  # (N,) bool
+    angle: np.ndarray  # (N,) float32 degrees: the card's up direction, counter-clockwise from image up
+
+    def __post_init__(self) -> None:
+        n = len(self.quads)
+        for f in fields(self):
+            arr = getattr(self, f.name)
+            if len(arr) != n:
+                raise ValueError(f"Detections.{f.name} has {len(arr)} rows, quads has {n}")
+
+    @classmethod
+    def empty(cls) -> "Detections":
+        return cls(
+            quads=np.zeros((0, 4, 2), np.float32),
+            index_boxes=np.zeros((0, 4), np.float32),
+            rank=np.zeros(0, np.int8),
+            suit=np.zeros(0, np.int8),
+            rank_confidence=np.zeros(0, np.float32),
+            suit_confidence=np.zeros(0, np.float32),
+            face_up=np.zeros(0, bool),
+            angle=np.zeros(0, np.float32),
+        )
+
+    @classmethod
+    def concat(cls, parts: list["Detections"]) -> "Detections":
+        if not parts:
+            return cls.empty()
+        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
+
+    def __len__(self) -> int:
+        return len(self.quads)
+
+    def __getitem__(self, key: Any) -> "Detections":
+        if isinstance(key, (int, np.integer)):
+            key = [int(key)]
+        return Detections(**{f.name: getattr(self, f.name)[key] for f in fields(self)})
+
+    def __iter__(self) -> Iterator["Detections"]:
+        for i in range(len(self)):
+            yield self[i]
+
+    # -- per-detection views ------------------------------------------------------------
+    def card(self, i: int) -> Card | None:
+        """The card of detection ``i`` when both rank and suit are known."""
+        r, s = int(self.rank[i]), int(self.suit[i])
+        if 1 <= r <= 13 and 0 <= s <= 3:
+            return Card(Rank(r), Suit(SUIT_CODES[s]))
+        return None
+
+    def confidence(self, i: int) -> float:
+        """The confidence of the whole reading: the lesser of rank and suit confidence."""
+        return float(min(self.rank_confidence[i], self.suit_confidence[i]))
+
+    @property
+    def centres(self) -> np.ndarray:
+        return self.quads.mean(axis=1)
+
+    @property
+    def heights(self) -> np.ndarray:
+        """Card height in pixels (mean of the two long sides)."""
+        q = self.quads
+        left = np.linalg.norm(q[:, 3] - q[:, 0], axis=1)
+        right = np.linalg.norm(q[:, 2] - q[:, 1], axis=1)
+        return (left + right) / 2
+
+    def to_json(self) -> list[dict[str, Any]]:
+        """Rows of ``companion recognise --json``: card, rank, suit (null when unknown), confidence, quad."""
+        out = []
+        for i in range(len(self)):
+            card = self.card(i)
+            out.append({
+                "card": str(card) if card else None,
+                "rank": rank_label(int(self.rank[i])),
+                "suit": suit_code(int(self.suit[i])),
+                "confidence": round(self.confidence(i), 4),
+                "rank_confidence": round(float(self.rank_confidence[i]), 4),
+                "suit_confidence": round(float(self.suit_confidence[i]), 4),
+                "face_up": bool(self.face_up[i]),
+                "quad": [[round(float(x), 1), round(float(y), 1)] for x, y in self.quads[i]],
+                "index_box": [round(float(v), 1) for v in self.index_boxes[i]],
+            })
+        return out

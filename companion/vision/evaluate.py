@@ -1,0 +1,190 @@
+"""Measuring the recogniser: held-out synthetic frames and the real photos of ``shared/data/real-dev``.
+
+Scoring rules (the same for every source):
+
+* a card counts when at least one of its printed indices is at least ``VISIBLE`` visible;
+* it is *read right* when a face-up detection lies on it (its index box centre within one index
+  height of one of the card's index centres) and names the right rank (suit likewise);
+* *unknown* when no detection reads a rank for it; *confidently wrong* when a detection on it names a
+  wrong rank or suit with the confidence the product acts on;
+* the Dutch deck's courts print B, V, H: read with the default English alphabet, the right answer
+  for those is *unknown* (never a wrong English rank), and the figures say so separately.
+"""
+
+from __future__ import annotations
+
+import csv
+import time
+from collections import Counter
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Callable, Iterable
+
+import numpy as np
+
+from .detections import Detections, rank_label, suit_code
+
+__all__ = ["Score", "score_frame", "evaluate_real_dev", "evaluate_synthetic", "VISIBLE"]
+
+VISIBLE = 0.75
+
+
+@dataclass
+class Score:
+    cards: int = 0
+    rank_right: int = 0
+    suit_right: int = 0
+    unknown: int = 0
+    confident_wrong: int = 0
+    expected_unknown: int = 0  # cards whose right answer is "unknown" (foreign court letters)
+    unknown_right: int = 0
+    strays: int = 0  # confident readings where there is no card index (counted in confident_wrong too)
+    confusions: Counter = field(default_factory=Counter)
+
+    def add(self, other: "Score") -> None:
+        for k in ("cards", "rank_right", "suit_right", "unknown", "confident_wrong", "expected_unknown", "unknown_right",
+                  "strays"):
+            setattr(self, k, getattr(self, k) + getattr(other, k))
+        self.confusions.update(other.confusions)
+
+    def rates(self) -> dict:
+        n = max(self.cards, 1)
+        readable = max(self.cards - self.expected_unknown, 1)
+        return {
+            "cards": self.cards,
+            "rank": round((self.rank_right) / readable, 4) if self.cards - self.expected_unknown else None,
+            "suit": round(self.suit_right / n, 4),
+            "unknown": round(self.unknown / n, 4),
+            "confident_wrong": round(self.confident_wrong / n, 4),
+            "foreign_courts": self.expected_unknown,
+            "foreign_courts_unknown": self.unknown_right,
+            "false_finds": self.strays,
+            "worst_confusions": [f"{a}->{b} x{c}" for (a, b), c in self.confusions.most_common(5)],
+        }
+
+
+def _on_card(det_points: np.ndarray, index_points: list[tuple[float, float, float]]) -> np.ndarray:
+    """Detections whose index point lies within one index height of one of the card's index points."""
+    hit = np.zeros(len(det_points), bool)
+    for (x, y, h) in index_points:
+        d = np.hypot(det_points[:, 0] - x, det_points[:, 1] - y)
+        hit |= d < max(h, 4.0)
+    return hit
+
+
+def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callable[[dict], bool] = lambda t: False,
+                visible: float = VISIBLE) -> Score:
+    """Score one frame. Each truth: ``card`` (Card), ``corners``: [{point, visible, index_h}]."""
+    sc = Score()
+    truths = list(truths)
+    up = np.nonzero(dets.face_up)[0]
+    boxes = dets.index_boxes[up]
+    points = np.c_[(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2] if len(up) else np.zeros((0, 2))
+    for t in truths:
+        corners = [c for c in t.get("corners", []) if c["visible"] >= visible]
+        if not t.get("face_up", True) or not corners:
+            continue
+        sc.cards += 1
+        card = t["card"]
+        want_unknown = expect_unknown(t)
+        sc.expected_unknown += want_unknown
+        hits = up[_on_card(points, [(c["point"][0], c["point"][1], c["index_h"]) for c in corners])]
+        ranks = [int(dets.rank[i]) for i in hits if dets.rank[i] > 0]
+        suits = [int(dets.suit[i]) for i in hits if dets.suit[i] >= 0]
+        true_rank = card.rank.value
+        true_suit = "CDHS".index(card.suit.code)
+        if not ranks:
+            sc.unknown += 1
+            sc.unknown_right += want_unknown
+        elif not want_unknown and true_rank in ranks and all(r == true_rank for r in ranks):
+            sc.rank_right += 1
+        if suits and all(s == true_suit for s in suits):
+            sc.suit_right += 1
+        wrong_rank = any(r != true_rank for r in ranks) or (want_unknown and ranks)
+        wrong_suit = any(s != true_suit for s in suits)
+        if wrong_rank or wrong_suit:
+            sc.confident_wrong += 1
+            got = f"{rank_label(ranks[0]) if ranks else '?'}{suit_code(suits[0]) if suits else '?'}"
+            sc.confusions[(card.rank.label + card.suit.code, got)] += 1
+    # a confident reading where no card's index is: a false find, as wrong as a misread
+    all_corners = [(c["point"][0], c["point"][1], c["index_h"]) for t in truths for c in t.get("corners", [])
+                   if c["visible"] > 0.05]
+    matched = _on_card(points, all_corners) if all_corners else np.zeros(len(up), bool)
+    for k, i in enumerate(up):
+        if not matched[k] and (dets.rank[i] > 0 or dets.suit[i] >= 0):
+            sc.confident_wrong += 1
+            sc.strays += 1
+            got = f"{rank_label(int(dets.rank[i])) or '?'}{suit_code(int(dets.suit[i])) or '?'}"
+            sc.confusions[("nothing", got)] += 1
+    return sc
+
+
+# ------------------------------------------------------------------------------------------------
+# real photos
+# ------------------------------------------------------------------------------------------------
+def real_dev_labels(root: Path) -> list[dict]:
+    with open(root / "labels.csv", newline="") as f:
+        return list(csv.DictReader(f))
+
+
+def _index_points_from_box(box: tuple[float, float, float, float]) -> list[tuple[float, float, float]]:
+    """Where the indices of a card filling ``box`` (axis-aligned, any of 4 orientations) can be.
+
+    The photos give the whole card's box, not the indices: a detection anywhere near one of the
+    four corners of the box counts as on the card.
+    """
+    x0, y0, x1, y1 = box
+    w, h = x1 - x0, y1 - y0
+    long_side = max(w, h)
+    r = 0.22 * long_side
+    return [(x0 + 0.12 * w, y0 + 0.12 * h, r), (x1 - 0.12 * w, y0 + 0.12 * h, r),
+            (x0 + 0.12 * w, y1 - 0.12 * h, r), (x1 - 0.12 * w, y1 - 0.12 * h, r)]
+
+
+def evaluate_real_dev(recognise: Callable[[np.ndarray], Detections], root: Path,
+                      progress: Callable[[int], None] | None = None) -> dict[str, dict]:
+    """Per folder of real-dev: rank/suit accuracy, unknown and confidently-wrong rates."""
+    import cv2
+
+    from ..cards import Card
+
+    per: dict[str, Score] = {}
+    for row in real_dev_labels(root):
+        folder = row["path"].split("/")[0]
+        frame = cv2.imread(str(root / row["path"]), cv2.IMREAD_COLOR)
+        if frame is None:
+            continue
+        card = Card.parse(row["rank"] + row["suit"])
+        box = tuple(float(row[k]) for k in ("x0", "y0", "x1", "y1"))
+        corners = [{"point": (x, y), "visible": 1.0, "index_h": r} for x, y, r in _index_points_from_box(box)]
+        dets = recognise(frame)
+        # only detections inside the card's box are about this card; anything else is a false find
+        dutch_court = "minemaarten" in folder and row["rank"] in ("J", "Q", "K")
+        sc = score_frame(dets, [{"card": card, "corners": corners}], expect_unknown=lambda t: dutch_court)
+        per.setdefault(folder, Score()).add(sc)
+        if progress:
+            progress(1)
+    total = Score()
+    for s in per.values():
+        total.add(s)
+    out = {k: v.rates() for k, v in sorted(per.items())}
+    out["all"] = total.rates()
+    return out
+
+
+# ------------------------------------------------------------------------------------------------
+# held-out synthetic frames
+# ------------------------------------------------------------------------------------------------
+def evaluate_synthetic(recognise: Callable[[np.ndarray], Detections], frames: Iterable[tuple[np.ndarray, list[dict]]],
+                       progress: Callable[[int], None] | None = None) -> tuple[dict, list[float]]:
+    """Score rendered frames with exact truth; returns rates and the per-frame recognition times (ms)."""
+    total = Score()
+    times = []
+    for img, truths in frames:
+        t0 = time.perf_counter()
+        dets = recognise(img)
+        times.append((time.perf_counter() - t0) * 1000)
+        total.add(score_frame(dets, truths))
+        if progress:
+            progress(1)
+    return total.rates(), times

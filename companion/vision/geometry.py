@@ -1,0 +1,90 @@
+"""Geometry shared by recognition and its training: upright index crops and card quads.
+
+Directions are unit vectors in image coordinates (x right, y down). A card's ``up`` points from
+its bottom edge to its top edge as printed; for an upright card ``up = (0, -1)``.
+"""
+
+from __future__ import annotations
+
+import math
+
+import cv2
+import numpy as np
+
+from .spec import CARD_ASPECT, CROP_SCALE, INDEX_CROP_H, INDEX_CROP_W
+
+__all__ = ["Pyramid", "crop_matrix", "crop_index", "card_quad", "up_to_angle", "angle_to_up"]
+
+
+def up_to_angle(ux: float, uy: float) -> float:
+    """Degrees counter-clockwise from image-up of the direction (ux, uy).
+
+    >>> round(up_to_angle(0, -1)), round(up_to_angle(-1, 0)), round(up_to_angle(0, 1))
+    (0, 90, 180)
+    """
+    return math.degrees(math.atan2(-ux, -uy)) % 360.0
+
+
+def angle_to_up(angle_deg: float) -> tuple[float, float]:
+    a = math.radians(angle_deg)
+    return -math.sin(a), -math.cos(a)
+
+
+class Pyramid:
+    """An image and its successive halvings, built lazily, so crops from big cards don't alias."""
+
+    def __init__(self, image: np.ndarray, max_levels: int = 4) -> None:
+        self.levels = [image]
+        self.max_levels = max_levels
+
+    def level(self, k: int) -> np.ndarray:
+        k = max(0, min(k, self.max_levels))
+        while len(self.levels) <= k:
+            self.levels.append(cv2.pyrDown(self.levels[-1]))
+        return self.levels[k]
+
+
+def crop_matrix(centre: tuple[float, float], up: tuple[float, float], index_h: float,
+                out_w: int = INDEX_CROP_W, out_h: int = INDEX_CROP_H, scale: float = CROP_SCALE) -> np.ndarray:
+    """2x3 affine matrix mapping crop pixels to image pixels."""
+    ux, uy = up
+    n = math.hypot(ux, uy) or 1.0
+    ux, uy = ux / n, uy / n
+    s = scale * index_h / out_h  # image pixels per crop pixel
+    rx, ry = -uy, ux  # the crop's right, in the image
+    cx, cy = centre
+    # image = centre + (u - out_w/2 + .5) * s * right + (v - out_h/2 + .5) * s * down
+    dx, dy = -ux, -uy  # the crop's down
+    ox = cx - (out_w / 2 - 0.5) * s * rx - (out_h / 2 - 0.5) * s * dx
+    oy = cy - (out_w / 2 - 0.5) * s * ry - (out_h / 2 - 0.5) * s * dy
+    return np.array([[s * rx, s * dx, ox], [s * ry, s * dy, oy]], np.float64)
+
+
+def crop_index(image: np.ndarray | Pyramid, centre: tuple[float, float], up: tuple[float, float],
+               index_h: float, out_w: int = INDEX_CROP_W, out_h: int = INDEX_CROP_H,
+               scale: float = CROP_SCALE) -> np.ndarray:
+    """The upright index crop (out_h, out_w, 3) around ``centre``; a pyramid level avoids aliasing."""
+    pyr = image if isinstance(image, Pyramid) else Pyramid(image)
+    m = crop_matrix(centre, up, index_h, out_w, out_h, scale)
+    step = math.hypot(m[0, 0], m[1, 0])  # image pixels per crop pixel
+    level = int(math.floor(math.log2(step))) if step >= 2.0 else 0
+    src = pyr.level(level)
+    if level:
+        f = 1.0 / (2 ** level)
+        m = m * f
+        m[:, 2] += 0.5 * f - 0.5  # pyrDown pixel centres
+    return cv2.warpAffine(src, m, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
+                          borderMode=cv2.BORDER_REPLICATE)
+
+
+def card_quad(centre: tuple[float, float], up: tuple[float, float], card_h: float,
+              aspect: float = CARD_ASPECT) -> np.ndarray:
+    """The four corners TL, TR, BR, BL of an upright-relative card rectangle, float32 (4, 2)."""
+    ux, uy = up
+    n = math.hypot(ux, uy) or 1.0
+    ux, uy = ux / n, uy / n
+    rx, ry = -uy, ux
+    hw, hh = card_h * aspect / 2, card_h / 2
+    cx, cy = centre
+    pts = [(-hw, hh), (hw, hh), (hw, -hh), (-hw, -hh)]  # (right, up) offsets: TL, TR, BR, BL
+    return np.array([[cx + a * rx + b * ux, cy + a * ry + b * uy] for a, b in pts], np.float32)

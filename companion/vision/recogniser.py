@@ -1,0 +1,238 @@
+"""Find and read every visible card in a camera frame: two small ONNX models on the CPU.
+
+1. The corner detector (``detector.onnx``) looks at the frame downscaled to a 384-pixel long side and
+   marks the centre of every printed corner index (face-up cards) and every face-down card, with the
+   index's up direction, its size and where the card's centre lies.
+2. The index reader (``index.onnx``) reads each index from an upright crop of the full-resolution
+   frame: a glyph (A, 2..10, J, Q, K, foreign court letters, or "not an index") and a suit.
+
+Corners that belong to one card are merged into one detection. A reading below the confidence
+threshold, or a glyph the chosen index alphabet does not have, is reported unknown, never guessed.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from pathlib import Path
+
+import cv2
+import numpy as np
+
+from .detections import Detections
+from .geometry import Pyramid, card_quad, crop_index, up_to_angle
+from .models import default_models_dir, load_session
+from .spec import ALPHABETS, CROP_SCALE, DETECTOR_STRIDE, DETECTOR_WIDTH, GLYPHS
+
+__all__ = ["Recogniser", "Candidates", "RecogniserConfig"]
+
+
+@dataclass(frozen=True)
+class RecogniserConfig:
+    """Thresholds, chosen on held-out synthetic decks (never on the real photos)."""
+
+    corner_threshold: float = 0.3  # detector heat for an index corner
+    down_threshold: float = 0.4  # detector heat for a face-down card
+    min_confidence: float = 0.9  # below this a rank or suit is reported unknown
+    background_reject: float = 0.5  # an index crop read as "not an index" at least this surely is dropped
+    max_candidates: int = 80
+    merge_distance: float = 0.3  # corners whose card centres are closer than this x card height are one card
+
+    def __post_init__(self) -> None:
+        for name in ("corner_threshold", "down_threshold", "min_confidence", "background_reject"):
+            v = getattr(self, name)
+            if not 0.0 < v < 1.0:
+                raise ValueError(f"{name} must be between 0 and 1, got {v}")
+        if self.max_candidates < 1:
+            raise ValueError(f"max_candidates must be at least 1, got {self.max_candidates}")
+
+
+@dataclass
+class Candidates:
+    """Raw detector output decoded into full-resolution image coordinates (parallel arrays)."""
+
+    points: np.ndarray  # (K, 2) index-corner centre or face-down card centre
+    score: np.ndarray  # (K,)
+    face_up: np.ndarray  # (K,) bool
+    up: np.ndarray  # (K, 2) unit glyph-up direction
+    card_h: np.ndarray  # (K,)
+    index_h: np.ndarray  # (K,)
+    card_centre: np.ndarray  # (K, 2)
+
+
+class Recogniser:
+    """``Recogniser()(frame_bgr) -> Detections``. Load once; each call is independent."""
+
+    def __init__(self, models_dir: Path | str | None = None, *, alphabet: str = "english", threads: int = 1,
+                 config: RecogniserConfig | None = None) -> None:
+        if alphabet not in ALPHABETS:
+            raise ValueError(f"unknown index alphabet {alphabet!r} (one of {', '.join(ALPHABETS)})")
+        self.models_dir = Path(models_dir) if models_dir else default_models_dir()
+        self.detector = load_session(self.models_dir, "detector.onnx", threads)
+        self.reader = load_session(self.models_dir, "index.onnx", threads)
+        self.alphabet = alphabet
+        self.config = config or RecogniserConfig()
+        self._rank_matrix = _rank_matrix(alphabet)
+
+    # -- stage 1 --------------------------------------------------------------------------
+    def detect(self, frame: np.ndarray) -> Candidates:
+        h, w = frame.shape[:2]
+        s = DETECTOR_WIDTH / max(h, w)
+        dw, dh = max(1, round(w * s)), max(1, round(h * s))
+        iw, ih = _ceil32(dw), _ceil32(dh)
+        small = cv2.resize(frame, (dw, dh), interpolation=cv2.INTER_AREA)
+        if (iw, ih) != (dw, dh):
+            small = cv2.copyMakeBorder(small, 0, ih - dh, 0, iw - dw, cv2.BORDER_REPLICATE)
+        x = small.astype(np.float32).transpose(2, 0, 1)[None] * (1.0 / 255.0)
+        out = self.detector.run(None, {"image": x})[0][0]  # (C, ih/4, iw/4)
+        return self._decode(out, s, (dw, dh))
+
+    def _decode(self, out: np.ndarray, s: float, valid: tuple[int, int]) -> Candidates:
+        cfg = self.config
+        pts, scores, ups, chs, ihs, ctrs, faces = [], [], [], [], [], [], []
+        gh, gw = out.shape[1:]
+        vh, vw = math.ceil(valid[1] / DETECTOR_STRIDE), math.ceil(valid[0] / DETECTOR_STRIDE)
+        for channel, thr, is_up in ((0, cfg.corner_threshold, True), (1, cfg.down_threshold, False)):
+            heat = out[channel][:vh, :vw]
+            peak = (heat >= thr) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+            ys, xs = np.nonzero(peak)
+            if len(ys) > cfg.max_candidates:
+                keep = np.argsort(-heat[ys, xs])[: cfg.max_candidates]
+                ys, xs = ys[keep], xs[keep]
+            for y, x in zip(ys.tolist(), xs.tolist()):
+                ox, oy = out[2, y, x], out[3, y, x]
+                px = ((x + 0.5 + ox) * DETECTOR_STRIDE) / s
+                py = ((y + 0.5 + oy) * DETECTOR_STRIDE) / s
+                ux, uy = float(out[4, y, x]), float(out[5, y, x])
+                n = math.hypot(ux, uy) or 1.0
+                card_h = math.exp(float(out[6, y, x])) * DETECTOR_STRIDE / s
+                index_h = math.exp(float(out[7, y, x])) * DETECTOR_STRIDE / s
+                cx = px + float(out[8, y, x]) * card_h
+                cy = py + float(out[9, y, x]) * card_h
+                pts.append((px, py))
+                scores.append(float(heat[y, x]))
+                ups.append((ux / n, uy / n))
+                chs.append(card_h)
+                ihs.append(index_h)
+                ctrs.append((cx, cy))
+                faces.append(is_up)
+        return Candidates(
+            points=np.array(pts, np.float32).reshape(-1, 2),
+            score=np.array(scores, np.float32),
+            face_up=np.array(faces, bool),
+            up=np.array(ups, np.float32).reshape(-1, 2),
+            card_h=np.array(chs, np.float32),
+            index_h=np.array(ihs, np.float32),
+            card_centre=np.array(ctrs, np.float32).reshape(-1, 2),
+        )
+
+    # -- stage 2 --------------------------------------------------------------------------
+    def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Glyph and suit probabilities for a batch of upright index crops (N, H, W, 3) uint8."""
+        if len(crops) == 0:
+            return np.zeros((0, len(GLYPHS)), np.float32), np.zeros((0, 5), np.float32)
+        x = crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
+        glyph, suit = self.reader.run(None, {"crops": x})
+        return glyph, suit
+
+    def crops(self, frame: np.ndarray, cand: Candidates) -> np.ndarray:
+        pyr = Pyramid(frame)
+        idx = np.nonzero(cand.face_up)[0]
+        out = [crop_index(pyr, tuple(cand.points[i]), tuple(cand.up[i]), float(cand.index_h[i])) for i in idx]
+        return np.stack(out) if out else np.zeros((0, 1, 1, 3), np.uint8)
+
+    # -- the whole thing ------------------------------------------------------------------
+    def __call__(self, frame: np.ndarray) -> Detections:
+        if frame is None or frame.ndim != 3 or frame.shape[2] != 3 or frame.dtype != np.uint8:
+            raise ValueError("expected a BGR uint8 image of shape (H, W, 3)")
+        cand = self.detect(frame)
+        glyph_p, suit_p = self.read(self.crops(frame, cand))
+        return self._assemble(cand, glyph_p, suit_p)
+
+    def _assemble(self, cand: Candidates, glyph_p: np.ndarray, suit_p: np.ndarray) -> Detections:
+        cfg = self.config
+        up_idx = np.nonzero(cand.face_up)[0]
+        rank_p = glyph_p @ self._rank_matrix  # (N, 14): column 0 = unknown mass
+        keep = glyph_p[:, 0] < cfg.background_reject if len(glyph_p) else np.zeros(0, bool)
+        # group the index corners kept into cards, strongest first
+        order = sorted(np.nonzero(keep)[0].tolist(), key=lambda k: -cand.score[up_idx[k]])
+        groups: list[list[int]] = []
+        for k in order:
+            i = up_idx[k]
+            for g in groups:
+                j = up_idx[g[0]]
+                near = np.linalg.norm(cand.card_centre[i] - cand.card_centre[j]) < cfg.merge_distance * cand.card_h[j]
+                similar = 0.7 < cand.card_h[i] / max(cand.card_h[j], 1e-3) < 1.4
+                if near and similar and len(g) < 4:
+                    g.append(k)
+                    break
+            else:
+                groups.append([k])
+        rows = []
+        for g in groups:
+            rows.append(self._card_from_corners(cand, up_idx, g, rank_p, suit_p))
+        for i in np.nonzero(~cand.face_up)[0]:
+            quad = card_quad(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.card_h[i]))
+            box = _box(quad)
+            rows.append((quad, box, 0, -1, 0.0, 0.0, False, up_to_angle(*cand.up[i])))
+        if not rows:
+            return Detections.empty()
+        quads, boxes, ranks, suits, rc, sc, fu, ang = zip(*rows)
+        return Detections(
+            quads=np.array(quads, np.float32).reshape(-1, 4, 2),
+            index_boxes=np.array(boxes, np.float32).reshape(-1, 4),
+            rank=np.array(ranks, np.int8),
+            suit=np.array(suits, np.int8),
+            rank_confidence=np.array(rc, np.float32),
+            suit_confidence=np.array(sc, np.float32),
+            face_up=np.array(fu, bool),
+            angle=np.array(ang, np.float32),
+        )
+
+    def _card_from_corners(self, cand: Candidates, up_idx: np.ndarray, group: list[int], rank_p: np.ndarray,
+                           suit_p: np.ndarray) -> tuple:
+        cfg = self.config
+        best = max(group, key=lambda k: rank_p[k, 1:].max())
+        r = int(rank_p[best, 1:].argmax()) + 1
+        rconf = float(rank_p[best, r])
+        sbest = max(group, key=lambda k: suit_p[k, :4].max())
+        s = int(suit_p[sbest, :4].argmax())
+        sconf = float(suit_p[sbest, s])
+        # two corners of one card that confidently disagree: trust neither
+        for k in group:
+            rk = int(rank_p[k, 1:].argmax()) + 1
+            if rk != r and rank_p[k, rk] >= cfg.min_confidence:
+                rconf = min(rconf, 1.0 - float(rank_p[k, rk]))
+            sk = int(suit_p[k, :4].argmax())
+            if sk != s and suit_p[k, sk] >= cfg.min_confidence:
+                sconf = min(sconf, 1.0 - float(suit_p[k, sk]))
+        rank = r if rconf >= cfg.min_confidence else 0
+        suit = s if sconf >= cfg.min_confidence else -1
+        i = up_idx[group[0]]
+        quad = card_quad(tuple(cand.card_centre[i]), tuple(cand.up[i]), float(cand.card_h[i]))
+        ib = up_idx[best]
+        half = float(cand.index_h[ib]) / 2
+        px, py = cand.points[ib]
+        box = (px - half, py - half, px + half, py + half)
+        return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i])
+
+
+def _ceil32(v: int) -> int:
+    return int(math.ceil(v / 32) * 32)
+
+
+def _box(quad: np.ndarray) -> tuple[float, float, float, float]:
+    return (float(quad[:, 0].min()), float(quad[:, 1].min()), float(quad[:, 0].max()), float(quad[:, 1].max()))
+
+
+def _rank_matrix(alphabet: str) -> np.ndarray:
+    """(glyphs, 14) matrix summing glyph probabilities into ranks; column 0 collects the unknown."""
+    table = ALPHABETS[alphabet]
+    m = np.zeros((len(GLYPHS), 14), np.float32)
+    for g, name in enumerate(GLYPHS):
+        m[g, table.get(name, 0)] = 1.0
+    return m
+
+
+# kept for the crop size of index boxes in training code
+INDEX_BOX_FROM_CROP = 1.0 / CROP_SCALE
