@@ -1,0 +1,64 @@
+import math
+
+import cv2
+import numpy as np
+import pytest
+
+from companion.vision.geometry import Pyramid, angle_to_up, card_quad, crop_index, crop_matrix, up_to_angle
+from companion.vision.spec import CROP_SCALE, INDEX_CROP_H, INDEX_CROP_W
+
+
+def _glyph_image(angle_deg: float, size: int = 400):
+    """A white square with a dark 'L' whose up direction is rotated by angle_deg (CCW)."""
+    img = np.full((size, size, 3), 255, np.uint8)
+    c = size // 2
+    cv2.rectangle(img, (c - 20, c - 40), (c - 8, c + 40), (0, 0, 0), -1)  # the stem
+    cv2.rectangle(img, (c - 20, c + 28), (c + 20, c + 40), (0, 0, 0), -1)  # the foot
+    m = cv2.getRotationMatrix2D((c, c), angle_deg, 1.0)
+    return cv2.warpAffine(img, m, (size, size), borderValue=(255, 255, 255))
+
+
+@pytest.mark.parametrize("angle", [0, 90, 180, 270, 33, 211])
+def test_crop_is_upright_for_any_rotation(angle):
+    ref = crop_index(_glyph_image(0), (200, 200), angle_to_up(0), 80 / CROP_SCALE * 1.2)
+    rot = crop_index(_glyph_image(angle), (200, 200), angle_to_up(angle), 80 / CROP_SCALE * 1.2)
+    assert ref.shape == (INDEX_CROP_H, INDEX_CROP_W, 3)
+    diff = np.abs(ref.astype(int) - rot.astype(int)).mean()
+    assert diff < 12, diff
+    # and a wrong angle gives a clearly different crop
+    wrong = crop_index(_glyph_image(angle), (200, 200), angle_to_up(angle + 180), 80 / CROP_SCALE * 1.2)
+    assert np.abs(ref.astype(int) - wrong.astype(int)).mean() > 2 * diff + 10
+
+
+def test_angles_round_trip():
+    for a in (0, 45, 90, 135, 180, 270, 359):
+        ux, uy = angle_to_up(a)
+        assert math.isclose(up_to_angle(ux, uy), a % 360, abs_tol=1e-6)
+    assert angle_to_up(0) == pytest.approx((0, -1))
+
+
+def test_crop_matrix_centre_maps_to_centre():
+    m = crop_matrix((100.0, 50.0), (0.6, -0.8), 30.0)
+    u, v = INDEX_CROP_W / 2 - 0.5, INDEX_CROP_H / 2 - 0.5
+    x, y = m @ np.array([u, v, 1.0])
+    assert (x, y) == pytest.approx((100.0, 50.0))
+
+
+def test_pyramid_crop_of_big_card_matches_direct():
+    img = _glyph_image(0, 1600)
+    img = cv2.resize(img, (1600, 1600))
+    direct = crop_index(img, (800, 800), (0, -1), 600)  # 600 px index -> heavy downscale, uses a pyramid
+    small = cv2.resize(img, (400, 400), interpolation=cv2.INTER_AREA)
+    ref = crop_index(small, (200, 200), (0, -1), 150)
+    assert np.abs(direct.astype(int) - ref.astype(int)).mean() < 10
+    assert len(Pyramid(img).level(3).shape) == 3
+
+
+def test_card_quad_orientation():
+    q = card_quad((100, 100), (0, -1), 88)
+    assert q.shape == (4, 2)
+    tl, tr, br, bl = q
+    assert tl[1] < bl[1] and tl[0] < tr[0]  # upright: top-left is above bottom-left and left of top-right
+    assert np.linalg.norm(bl - tl) == pytest.approx(88)
+    q180 = card_quad((100, 100), (0, 1), 88)
+    assert np.allclose(q180[0], q[2])  # turned over: TL lands where BR was
