@@ -477,3 +477,15 @@ def test_cli_bad_input_is_one_line_exit_2(args, message):
     lines = r.stderr.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], r.stderr
     assert r.stdout == ""
+
+
+def test_rank_letters_get_a_helpful_message():
+    with pytest.raises(CommandError, match="jacks go to 11 o'clock, so type 11"):
+        parse_command("j")
+
+
+def test_cli_output_cut_short_is_quiet():
+    r = subprocess.run(f"'{EXE[0]}' demo --fast | head -1", shell=True, capture_output=True, text=True,
+                       timeout=120) if len(EXE) == 1 else None
+    if r is not None:
+        assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr

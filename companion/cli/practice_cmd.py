@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import sys
-from typing import Optional
+from typing import Callable, Optional
 
 import typer
 
@@ -28,6 +29,17 @@ def _variant(text: str) -> str:
     return value
 
 
+def _run(job: Callable[[], int]) -> None:
+    """Run the printing part; a reader that stops early (``| head``) ends it quietly."""
+    try:
+        code = job()
+    except BrokenPipeError:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 0
+    raise typer.Exit(code)
+
+
 @app.command()
 def practice(
     seed: Optional[str] = typer.Option(None, "--seed", metavar="S",
@@ -41,8 +53,9 @@ def practice(
 ) -> None:
     """Practise Clock Patience in the terminal, no camera needed: you turn each card and say its pile.
 
-    Keys: Enter/t turn · 1-12, 13/c put the card on a pile · h hint · u undo · r restart ·
-    n new deal · l lessons (l 1 .. l 4) · p pause · x PILE:DEPTH Watch swap · q quit · ? help.
+    Type one command per line, then Enter. Keys: Enter or t turn the card · 1 to 12, 13 or c put it beneath that pile · h hint · u undo · r restart the deal · n new deal (asks y/n) · l lessons, l 1 to l 4 start one · p pause · x PILE:DEPTH Watch king swap (d: no swap) · q quit · ? help.
+
+    With --script (or commands piped on stdin) every screen is printed and the run stops at the end.
     """
     from ..practice.lessons import LESSONS
     from ..practice.terminal import Printer, ScriptError, load_script, run_keyboard, run_lines, run_stdin
@@ -61,12 +74,12 @@ def practice(
             fail(str(exc))
     trainer = Trainer(seed=seed_value, variant=variant_value, lesson=lesson_value)
     if lines is not None:
-        code = run_lines(trainer, [text for _, text in lines], Printer.for_stream(sys.stdout))
+        commands = [text for _, text in lines]
+        _run(lambda: run_lines(trainer, commands, Printer.for_stream(sys.stdout)))
     elif not sys.stdin.isatty():
-        code = run_stdin(trainer, sys.stdin, Printer.for_stream(sys.stdout))
+        _run(lambda: run_stdin(trainer, sys.stdin, Printer.for_stream(sys.stdout)))
     else:
-        code = run_keyboard(trainer, Printer.for_stream(sys.stdout, clear=True))
-    raise typer.Exit(code)
+        _run(lambda: run_keyboard(trainer, Printer.for_stream(sys.stdout, clear=True)))
 
 
 @app.command()
@@ -76,10 +89,13 @@ def demo(
     variant: str = typer.Option("standard", "--variant", metavar="standard|watch",
                                 help="Play the Watch variant (shows the king swap)."),
 ) -> None:
-    """Watch the trainer play a whole game by itself: turns, a refused wrong pile, a hint, an undo, the kings."""
+    """Watch the trainer play a whole game by itself: turns, a refused wrong pile, a hint, an undo, the kings.
+
+    On a terminal the screens follow each other with short pauses (under half a minute in all).
+    """
     from ..practice.terminal import Printer, run_demo
 
     seed_value = _int_option("--seed", seed)
     assert seed_value is not None
-    code = run_demo(seed_value, Printer.for_stream(sys.stdout, clear=True), variant=_variant(variant), fast=fast)
-    raise typer.Exit(code)
+    variant_value = _variant(variant)
+    _run(lambda: run_demo(seed_value, Printer.for_stream(sys.stdout, clear=True), variant=variant_value, fast=fast))

@@ -69,9 +69,17 @@ def _pile_number(text: str) -> int:
     return int(text)
 
 
+_RANK_LETTERS = {"a": ("aces", 1), "j": ("jacks", 11), "jack": ("jacks", 11), "ace": ("aces", 1),
+                 "queen": ("queens", 12), "king": ("kings", CENTRE)}
+
+
 def parse_command(line: str) -> Command:
     """Parse one typed line (case and surrounding spaces do not matter)."""
     text = " ".join(line.strip().lower().split())
+    if text in _RANK_LETTERS:
+        rank, pile = _RANK_LETTERS[text]
+        where, key = ("under the centre", "c") if pile == CENTRE else (f"to {pile} o'clock", str(pile))
+        raise CommandError(f"type the pile, not the card: {rank} go {where}, so type {key}")
     if text.isdigit():
         return Command("place", _pile_number(text))
     kind = _WORDS.get(text)

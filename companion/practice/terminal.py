@@ -8,11 +8,10 @@ from __future__ import annotations
 
 import os
 import re
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Iterable, Iterator, TextIO
+from typing import Callable, Iterable, TextIO
 
 from ..cards import CENTRE
 from .commands import CommandError, parse_command
@@ -61,22 +60,33 @@ def load_script(path: str | os.PathLike[str]) -> list[tuple[int, str]]:
 # -- printing ---------------------------------------------------------------------------
 _RED_CARD = re.compile(r"(?<![\w])((?:10|[A2-9JQK])[♥♦])")
 _STYLES = [
-    (re.compile(r"▶"), "\033[1;33m"),
+    (re.compile(r"▶(?:centre K|\d+(?: [AJQ])?)"), "\033[1;33m"),
     (re.compile(r"▓+"), "\033[34m"),
-    (re.compile(r"^(No:|Sorry:).*$", re.M), "\033[31m"),
-    (re.compile(r"^(Yes!|Well done|Right:|You won!|That was the fourth).*$", re.M), "\033[32m"),
-    (re.compile(r"^(Outcome:|Game over).*$", re.M), "\033[1m"),
-    (re.compile(r"^(In a demo:).*$", re.M), "\033[36m"),
+    (re.compile(r"In your hand: \S+"), "\033[1m"),
+]
+_LINE_STYLES = [
+    (re.compile(r"^(No:|Sorry:)"), "\033[31m"),
+    (re.compile(r"^(Yes!|Well done|Right:|You won!|That was the fourth|All 52)"), "\033[32m"),
+    (re.compile(r"^(Outcome:|Game over)"), "\033[1m"),
+    (re.compile(r"^In a demo:"), "\033[36m"),
 ]
 _ASCII = str.maketrans({"♥": "h", "♦": "d", "♣": "c", "♠": "s", "▓": "#", "▶": ">", "✓": "+",
                         "─": "-", "═": "=", "·": "-", "…": "..."})
 
 
 def colourize(text: str) -> str:
-    """ANSI colours: red suits in red, the current-pile arrow, refusals, successes."""
-    for pattern, code in _STYLES:
-        text = pattern.sub(lambda m, c=code: f"{c}{m.group(0)}\033[0m", text)
-    return _RED_CARD.sub(lambda m: f"\033[31m{m.group(1)}\033[39m", text)
+    """ANSI colours: red suits in red, the current pile, refusals in red, successes in green."""
+    out = []
+    for line in text.split("\n"):
+        for pattern, code in _LINE_STYLES:
+            if pattern.match(line):
+                out.append(f"{code}{line}\033[0m")
+                break
+        else:
+            for pattern, code in _STYLES:
+                line = pattern.sub(lambda m, c=code: f"{c}{m.group(0)}\033[0m", line)
+            out.append(_RED_CARD.sub(lambda m: f"\033[31m{m.group(1)}\033[39m", line))
+    return "\n".join(out)
 
 
 @dataclass
@@ -211,7 +221,7 @@ def demo_steps(seed: int = 7, variant: str = "standard") -> list[tuple[str, str 
 
 
 def run_demo(seed: int, printer: Printer, *, variant: str = "standard", fast: bool = False,
-             sleep: Callable[[float], None] = time.sleep, budget_s: float = 24.0) -> int:
+             sleep: Callable[[float], None] = time.sleep, budget_s: float = 22.0) -> int:
     """Play the demo game through the trainer, printing every screen, and end with the outcome."""
     steps = demo_steps(seed, variant)
     trainer = Trainer(seed=seed, variant=variant)
