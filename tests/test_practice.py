@@ -308,6 +308,7 @@ def test_watch_exchange_plays_on_until_that_king_returns():
 
 def test_watch_script_file_refusal_decline_undo_exchange():
     trainer, out = drive_file("watch_lesson2.txt", variant="watch")
+    assert "That was the fourth king: a standard game would stop here." in out
     assert "No: pile 6 has 4 face-down card(s); depth 9 does not exist" in out
     assert "No swap, then." in out and "Outcome: lost, 8 of 52" in out
     assert "Undone: you may choose the king swap again." in out
@@ -489,3 +490,13 @@ def test_cli_output_cut_short_is_quiet():
                        timeout=120) if len(EXE) == 1 else None
     if r is not None:
         assert "Traceback" not in r.stderr and "BrokenPipe" not in r.stderr
+
+
+def test_after_the_end_undo_reopens_and_restart_replays():
+    expected = ClockGame(Deal.random(7)).play()
+    lines = game_script(7)
+    trainer, out = drive(lines + ["t", "u", "t", lines[-1], "r"], seed=7)
+    assert out.count(outcome_line(expected)) == 2  # finished, undone, finished again
+    assert "The game is over: r plays this deal again" in out
+    assert f"Undone: the {expected.last_card.label} goes back face down" in out
+    assert "Starting deal 7 again" in out and trainer.game.moves == [] and trainer.outcome is None

@@ -43,6 +43,7 @@ class Lesson:
     premoves: int
     reached: Callable[[Move, ClockGame], bool] = field(compare=False)
     praise: str = ""
+    praise_watch: str = ""  # instead of ``praise`` in the Watch game, when it differs
 
     def start(self, variant: str = "standard") -> ClockGame:
         game = ClockGame(self.deal, variant)  # type: ignore[arg-type]
@@ -90,6 +91,7 @@ LESSONS: tuple[Lesson, ...] = (
         premoves=6,
         reached=lambda move, game: game.kings_up == 4,
         praise="That was the fourth king: the game stops there, face-down cards and all.",
+        praise_watch="That was the fourth king: a standard game would stop here.",
     ),
     Lesson(
         3,

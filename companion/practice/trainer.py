@@ -363,7 +363,8 @@ class Trainer:
                       f" Now turn the top card of {pile_name(dest)}.")
         if self.lesson is not None and not self.praised and self.lesson.reached(move, game):
             self.praised = True
-            self._say(self.lesson.praise)
+            watch = self.variant == "watch" and self.lesson.praise_watch
+            self._say(self.lesson.praise_watch if watch else self.lesson.praise)
         if game.can_exchange():
             self._say(f"The fourth king is up, but {game.face_down_count} cards are still face down.",
                       "Watch rule: you may swap this king ONCE for any face-down card.")
