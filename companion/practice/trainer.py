@@ -147,7 +147,6 @@ class Trainer:
         self._exchange_at: int | None = None
         self._elapsed = 0.0
         self._t0: float | None = None
-        self._final: Outcome | None = None
         self._sync_timer()
 
     def _welcome(self) -> list[str]:
@@ -417,7 +416,6 @@ class Trainer:
             self._say(f"Nothing to undo: {where}.")
             return
         self.undos += 1
-        self._final = None
         undone = game.pop()
         if isinstance(undone, Exchange):
             self.revealed = None
@@ -433,7 +431,6 @@ class Trainer:
     def _finish(self) -> None:
         out = self.outcome
         assert out is not None
-        self._final = out
         if out.won:
             self._say("You won! All 52 cards are face up.")
         elif out.exchanged is not None:
