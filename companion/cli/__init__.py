@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+import typer
+
 from ._app import CliError, app, fail
 
 # Command modules: importing registers their commands.
@@ -17,15 +19,39 @@ from . import bench_cmd  # noqa: F401,E402  bench ...
 __all__ = ["app", "main", "fail", "CliError"]
 
 
-def main() -> None:
-    """Console-script entry point: known errors become one line on stderr and exit code 2."""
+def _click_exceptions():  # noqa: ANN202
+    """Click's exception classes: vendored inside newer typer, the click package in older ones."""
+    try:
+        from typer._click import exceptions as cx
+    except ImportError:  # pragma: no cover - typer < 0.22 depends on click
+        from click import exceptions as cx
+    return cx
+
+
+def main(argv: list[str] | None = None) -> None:
+    """Console-script entry point: bad input becomes one line on stderr and exit code 2."""
     from ..rules.errors import RulesError
 
+    cx = _click_exceptions()
+
+    args = sys.argv[1:] if argv is None else argv
     try:
-        app()
+        code = app(args=args, standalone_mode=False, prog_name="companion")
+    except cx.NoArgsIsHelpError as exc:  # "companion" or "companion bench" alone
+        print(exc.ctx.get_help() if exc.ctx else "", file=sys.stdout)
+        sys.exit(0)
+    except cx.UsageError as exc:
+        hint = f" (see: companion {exc.ctx.command_path.split(' ', 1)[1]} --help)" if exc.ctx and " " in exc.ctx.command_path else " (see: companion --help)"
+        print(f"error: {exc.format_message()}{hint}", file=sys.stderr)
+        sys.exit(2)
+    except tuple({getattr(cx, "Exit", typer.Exit), typer.Exit}) as exc:
+        sys.exit(exc.exit_code)
+    except BrokenPipeError:  # output piped into `head` and closed: not an error of ours
+        sys.exit(0)
+    except tuple({getattr(cx, "Abort", typer.Abort), typer.Abort, KeyboardInterrupt}):
+        print("interrupted", file=sys.stderr)
+        sys.exit(130)
     except (CliError, RulesError) as exc:
         print(f"error: {exc}", file=sys.stderr)
         sys.exit(2)
-    except KeyboardInterrupt:
-        print("interrupted", file=sys.stderr)
-        sys.exit(130)
+    sys.exit(code if isinstance(code, int) else 0)
