@@ -47,7 +47,7 @@ def recognise(
             fail(f"cannot create {annotate}: {exc.strerror}")
     failed = 0
     for path in images:
-        frame = cv2.imread(str(path), cv2.IMREAD_COLOR)  # applies the EXIF orientation
+        frame = cv2.imread(str(path), cv2.IMREAD_COLOR) if path.is_file() else None  # applies EXIF orientation
         if frame is None:
             reason = "no such file" if not path.exists() else "not an image OpenCV can read"
             print(f"error: cannot read {path}: {reason}", file=sys.stderr)

@@ -380,11 +380,11 @@ class IndexSampler:
         img = photometric(canvas, rng, index_h_img * 3)
         # the detector's estimate: a little off in centre, angle and size
         up = _up_in_image(m, centre_face, upright)
-        jc = rng.normal(0, 0.07 * index_h_img, 2)
-        ja = math.radians(rng.normal(0, 5))
+        jc = rng.normal(0, 0.1 * index_h_img, 2)
+        ja = math.radians(rng.normal(0, 7))
         ux, uy = up
         ux, uy = ux * math.cos(ja) - uy * math.sin(ja), ux * math.sin(ja) + uy * math.cos(ja)
-        est_h = index_h_img * math.exp(rng.normal(0, 0.1))
+        est_h = index_h_img * math.exp(rng.normal(0, 0.14))
         return crop_index(img, (P / 2 + jc[0], P / 2 + jc[1]), (ux, uy), est_h)
 
     def _hand(self, canvas: np.ndarray, scale: float) -> None:
