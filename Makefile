@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test venv clean
+.PHONY: demo test train venv clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -25,6 +25,15 @@ demo: $(VENV)/.installed
 
 test: $(VENV)/.installed-test
 	$(BIN)/python -m pytest
+
+$(VENV)/.installed-train: pyproject.toml | $(BIN)/python
+	$(BIN)/python -m pip install -q -e '.[train,test]'
+	touch $@ $(VENV)/.installed $(VENV)/.installed-test
+
+# Trains both recogniser models from the deck artwork into models/ (CPU, about an hour here).
+# Needs gnome-cards-data and librsvg2-bin (apt) for the GNOME decks; KDE decks come with the train extra.
+train: $(VENV)/.installed-train
+	$(BIN)/python -m companion.train --out models
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis
