@@ -94,7 +94,7 @@ def _side_of(direction: np.ndarray) -> str:
     return max(TWELVE_SIDES, key=lambda s: float(np.dot(TWELVE_SIDES[s], direction)))
 
 
-@dataclass
+@dataclass(eq=False)
 class Layout:
     """The 13 piles in image pixels. Arrays are indexed by ``pile - 1`` (pile 13 = the centre).
 

@@ -27,6 +27,7 @@ def test_folder_natural_order_times_and_skipped(tmp_path: Path) -> None:
     (tmp_path / "frame4.png").write_bytes(b"not a png at all")  # corrupt: skipped and counted
     (tmp_path / "notes.txt").write_text("ignored")
     with open_source(tmp_path, fps=10) as src:
+        assert isinstance(src, ImageFilesSource) and len(src) == 5
         frames = list(src)
         assert src.skipped == 1
         assert src.state == "ended"
