@@ -544,7 +544,7 @@ def layout_from_detections(dets: Detections, image_size: tuple[int, int], twelve
     (ex, ey), (w, hh), _ = ell
     off = np.flatnonzero(~inl)
     dist_c = np.linalg.norm(centres[off] - (ex, ey), axis=1)
-    near = off[dist_c < max(0.3 * min(w, hh) / 2, 0.8 * h)]
+    near = off[dist_c < max(0.5 * min(w, hh) / 2, 0.8 * h)]
     if len(near) == 0:
         raise LayoutError("found 12 piles on a circle but none in its middle: put the 13th pile (the kings' "
                           "pile) in the centre of the clock")
@@ -599,13 +599,16 @@ def _click_order() -> list[int]:
     return [12] + list(range(1, 12)) + [13]
 
 
-def click_piles(image: np.ndarray, window: str = "companion calibrate",
-                show: Callable[[str, np.ndarray], None] | None = None) -> list[tuple[float, float]]:
+def click_piles(image: np.ndarray, window: str = "companion calibrate", *, ui: Any = None) -> list[tuple[float, float]]:
     """Let a person click the 13 piles (12 first, then 1..11 clockwise, then the centre) in a window;
-    returns the points in pile order 1..13. Backspace or u: undo; Esc or q: cancel (LayoutError)."""
-    if show is None and not display_available():
-        raise LayoutError("no display to show a window on: use --method auto or --method mat "
-                          "(or run where $DISPLAY is set)")
+    returns the points in pile order 1..13. Backspace or u: undo; Enter: accept; Esc or q: cancel
+    (LayoutError). ``ui`` (tests) stands in for cv2's window functions (namedWindow, setMouseCallback,
+    imshow, waitKey, destroyWindow); without it a display must be available."""
+    if ui is None:
+        if not display_available():
+            raise LayoutError("no display to show a window on: use --method auto or --method mat "
+                              "(or run where $DISPLAY is set)")
+        ui = cv2
     order = _click_order()
     clicks: list[tuple[float, float]] = []
 
@@ -613,8 +616,8 @@ def click_piles(image: np.ndarray, window: str = "companion calibrate",
         if event == cv2.EVENT_LBUTTONDOWN and len(clicks) < 13:
             clicks.append((float(x), float(y)))
 
-    cv2.namedWindow(window, cv2.WINDOW_NORMAL)
-    cv2.setMouseCallback(window, on_mouse)
+    ui.namedWindow(window, cv2.WINDOW_NORMAL)
+    ui.setMouseCallback(window, on_mouse)
     try:
         while True:
             view = image.copy()
@@ -629,8 +632,8 @@ def click_piles(image: np.ndarray, window: str = "companion calibrate",
                 msg = "done: press enter to accept, u to undo"
             cv2.putText(view, msg, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (0, 0, 0), 4, cv2.LINE_AA)
             cv2.putText(view, msg, (12, 32), cv2.FONT_HERSHEY_SIMPLEX, 0.8, (255, 255, 255), 2, cv2.LINE_AA)
-            (show or cv2.imshow)(window, view)
-            key = cv2.waitKey(30) & 0xFF
+            ui.imshow(window, view)
+            key = ui.waitKey(30) & 0xFF
             if key in (27, ord("q")):
                 raise LayoutError("calibration cancelled")
             if key in (8, 127, ord("u")) and clicks:
@@ -639,7 +642,7 @@ def click_piles(image: np.ndarray, window: str = "companion calibrate",
                 break
     finally:
         try:
-            cv2.destroyWindow(window)
+            ui.destroyWindow(window)
         except cv2.error:
             pass
     pts = dict(zip(order, clicks))

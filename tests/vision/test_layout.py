@@ -386,3 +386,47 @@ def test_cli_calibrate_auto_with_a_stub_recogniser(tmp_path: Path, capsys: pytes
     assert lay.method == "auto" and lay.twelve_at == "right"
     assert max(np.linalg.norm(lay.centres[p - 1] - truth[p]) for p in range(1, 14)) < 2.0
     assert "12 at the right" in stdout and (tmp_path / "auto.png").exists()
+
+
+class FakeUI:
+    """cv2's window functions, scripted: each waitKey delivers the next click or key."""
+
+    def __init__(self, script: list) -> None:
+        self.script = list(script)
+        self.callback = None
+        self.shown = 0
+        self.destroyed = False
+
+    def namedWindow(self, name: str, flags: int = 0) -> None:  # noqa: N802 - cv2's names
+        pass
+
+    def setMouseCallback(self, name: str, cb) -> None:  # noqa: N802, ANN001
+        self.callback = cb
+
+    def imshow(self, name: str, img: np.ndarray) -> None:
+        self.shown += 1
+
+    def waitKey(self, ms: int) -> int:  # noqa: N802
+        step = self.script.pop(0) if self.script else 27
+        if isinstance(step, tuple):
+            self.callback(cv2.EVENT_LBUTTONDOWN, int(step[0]), int(step[1]), 0, None)
+            return -1
+        return step
+
+    def destroyWindow(self, name: str) -> None:  # noqa: N802
+        self.destroyed = True
+
+
+def test_click_piles_in_order_with_undo() -> None:
+    lay = _round_layout()
+    order = [12] + list(range(1, 12)) + [13]
+    clicks = [tuple(int(v) for v in lay.centre(p)) for p in order]
+    script = clicks[:3] + [(5, 5), ord("u")] + clicks[3:] + [13]
+    ui = FakeUI(script)
+    pts = click_piles(np.zeros((720, 1280, 3), np.uint8), ui=ui)
+    assert ui.destroyed and ui.shown == len(script)
+    got = layout_from_points(pts, SIZE)
+    assert np.abs(got.centres - lay.centres).max() <= 1.0
+    assert got.twelve_at == "top" and got.locate(lay.centre(4)) == 4
+    with pytest.raises(LayoutError, match="calibration cancelled"):
+        click_piles(np.zeros((10, 10, 3), np.uint8), ui=FakeUI([(1, 1), 27]))
