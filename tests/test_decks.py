@@ -254,6 +254,37 @@ def test_gnome_deck_cut_from_the_sheet():
     assert time.perf_counter() - t < max(0.5, first / 3)
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(GNOME) + sorted(KDE))
+def test_every_system_deck_renders(name):
+    """Each catalogued deck: 52 distinct equal faces, a back, index boxes in their corners."""
+    info = {i.name: i for i in list_decks()}[name]
+    if not info.available:
+        pytest.skip(f"{name} not installed here")
+    deck = get_deck(name, 160)
+    w, h = deck.size
+    assert h == 160 and 0.55 < w / h < 0.85
+    faces = {c.code: deck.face(c) for c in FULL_DECK}
+    assert all(f.shape == (h, w, 4) for f in faces.values())
+    assert len({f.tobytes() for f in faces.values()}) == 52
+    assert deck.back().shape == (h, w, 4)
+    entry = (GNOME | KDE)[name]
+    for code, f in faces.items():
+        boxes = deck.index_boxes(code)
+        if code[0] in entry.unindexed or not entry.corners:
+            assert boxes == []
+            continue
+        assert len(boxes) == len(entry.corners), code
+        ink = _ink_profile(f)
+        for (x0, y0, x1, y1), corner in zip(boxes, entry.corners):
+            assert 0 <= x0 < x1 <= w and 0 <= y0 < y1 <= h
+            cx, cy = (x0 + x1) / 2 / w, (y0 + y1) / 2 / h
+            if corner != "top":
+                assert (cx < 0.5) == (corner[1] == "l") and (cy < 0.5) == (corner[0] == "t"), (code, corner)
+                assert (x1 - x0) < 0.45 * w and (y1 - y0) < 0.45 * h
+            assert ink[y0:y1, x0:x1].mean() > 0.03, (code, corner)
+
+
 @needs_gnome
 def test_gnome_cyrillic_alias():
     if not (GNOME_DIR / "Атласные.svgz").is_file():

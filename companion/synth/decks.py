@@ -73,7 +73,7 @@ GNOME_PACKAGES = "gnome-cards-data librsvg2-bin"
 KDE_PACKAGE = "kdegames-card-data-kf5"
 PYSIDE_PACKAGE = "PySide6-Essentials"
 #: Bumped whenever rendering or box estimation changes, to invalidate disk caches.
-RENDER_VERSION = 8
+RENDER_VERSION = 9
 
 MIN_HEIGHT, MAX_HEIGHT = 40, 2400
 
@@ -445,7 +445,7 @@ def _cached_deck(info: DeckInfo, entry: cat.CatalogueEntry | None, source: Path,
     boxes, fixed = (deck_boxes(faces, corners, unindexed, lines) if corners
                     else ({c: [] for c in faces}, 0))
     width = back.shape[1]
-    meta = dict(stamp, width=width, boxes=boxes, median_fallbacks=fixed,
+    meta = dict(stamp, width=width, boxes=boxes, boxes_from_consensus=fixed,
                 render_seconds=round(time.perf_counter() - t0, 3))
     images = dict(faces, back=back)
     _write_cache(folder, images, meta, stamp)

@@ -80,8 +80,8 @@ GNOME: dict[str, CatalogueEntry] = {
     "paris": E("english", True, "Paris pattern courts, English index"),
     "plastic": E("english", True, "square-cornered flat design"),
     "rheinland": E("german", True, "Rhineland pattern, courts B/D/K", GERMAN),
-    "simplistic": E("english", True, "courts are a large letter; court index is rank and suit "
-                    "side by side"),
+    "simplistic": E("english", True, "courts are a large letter with a big suit symbol beside "
+                    "the corner index"),
     "slavic_costumes": E("other", True, "Russian letters Т/В/Д/К", RUSSIAN),
     "swiss-xvii": E("other", False, "Swiss/German suits (acorns, bells, roses, shields) in the "
                     "sheet's club/diamond/heart/spade rows; courts have no index",

@@ -210,8 +210,12 @@ def deck_boxes(faces: dict[str, np.ndarray], corners: tuple[str, ...],
         med_area = max(1.0, (med[2] - med[0]) * (med[3] - med[1]))
 
         def sane(b: Box | None) -> bool:
-            return b is not None and (b[2] - b[0]) * (b[3] - b[1]) <= 3.0 * med_area \
-                and b[1] < med[3] and b[0] < med[2]
+            """Starts where the deck's indices start and is about index-sized."""
+            if b is None:
+                return False
+            area = (b[2] - b[0]) * (b[3] - b[1])
+            return (0.2 * med_area <= area <= 3.0 * med_area
+                    and abs(b[0] - med[0]) <= 0.06 * w and abs(b[1] - med[1]) <= 0.05 * h)
 
         ranks = sorted({code[0] for code in raw})
         per_rank: dict[str, np.ndarray] = {}
@@ -231,6 +235,7 @@ def deck_boxes(faces: dict[str, np.ndarray], corners: tuple[str, ...],
             if corner != "top" and b[3] < bottom - tol:  # suit symbol lost to a touching pip
                 b[3] = bottom
                 b[2] = max(b[2], suit_right)
+                b[0] = min(b[0], med[0])
             box = _unflip(tuple(int(round(v)) for v in b), corner, w, h)  # type: ignore[arg-type]
             for code in raw:
                 if code[0] == r:
