@@ -73,7 +73,8 @@ class Frame:
 
 def _quiet_opencv() -> None:
     """OpenCV's capture backends log an error for every probe that fails (we report our own): keep
-    stderr readable."""
+    stderr readable. FFmpeg's own messages too (set ``OPENCV_FFMPEG_LOGLEVEL`` to see them)."""
+    os.environ.setdefault("OPENCV_FFMPEG_LOGLEVEL", "-8")
     try:
         cv2.utils.logging.setLogLevel(cv2.utils.logging.LOG_LEVEL_SILENT)  # type: ignore[attr-defined]
     except Exception:  # noqa: BLE001 - not in every build

@@ -209,3 +209,10 @@ def test_demo_source_renders_frames() -> None:
     assert len(src) > 30
     with pytest.raises(SourceError, match="cannot render demo game 3"):
         len(DemoSource(3, resolution=(100, 100)))
+
+
+def test_stream_is_live_and_a_dead_url_is_one_clear_error() -> None:
+    src = CaptureSource("rtsp://cam.local/live", capture_factory=lambda t: FakeCap([_img(1)]))
+    assert src.live and src.name == "rtsp://cam.local/live"
+    with pytest.raises(SourceError, match="cannot open stream rtsp://cam.local/live: check the URL"):
+        CaptureSource("rtsp://cam.local/live", capture_factory=lambda t: FakeCap([], opened=False))
