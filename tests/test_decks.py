@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
 import time
@@ -32,7 +31,13 @@ GNOME_DIR = Path("/usr/share/aisleriot/cards")
 KDE_DIR = Path("/usr/share/carddecks")
 HAVE_RSVG = shutil.which("rsvg-convert") is not None
 HAVE_GNOME = HAVE_RSVG and (GNOME_DIR / "anglo.svgz").is_file()
-HAVE_KDE = importlib.util.find_spec("PySide6") is not None and (KDE_DIR / "svg-standard").is_dir()
+try:
+    import PySide6.QtSvg  # noqa: F401
+
+    HAVE_PYSIDE = True
+except ImportError:
+    HAVE_PYSIDE = False
+HAVE_KDE = HAVE_PYSIDE and (KDE_DIR / "svg-standard").is_dir()
 needs_gnome = pytest.mark.skipif(
     not HAVE_GNOME, reason="needs rsvg-convert and the GNOME decks: apt-get install gnome-cards-data librsvg2-bin")
 needs_kde = pytest.mark.skipif(
@@ -259,7 +264,7 @@ def test_gnome_deck_cut_from_the_sheet():
 def test_every_system_deck_renders(name):
     """Each catalogued deck: 52 distinct equal faces, a back, index boxes in their corners."""
     info = {i.name: i for i in list_decks()}[name]
-    if not info.available:
+    if not info.available or (info.source == "kde" and not HAVE_PYSIDE):
         pytest.skip(f"{name} not installed here")
     deck = get_deck(name, 160)
     w, h = deck.size

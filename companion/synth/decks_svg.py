@@ -111,9 +111,17 @@ _QT_APP = None
 def _qt():
     global _QT_APP
     os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    from PySide6.QtCore import QRectF
-    from PySide6.QtGui import QGuiApplication, QImage, QPainter
-    from PySide6.QtSvg import QSvgRenderer
+    try:
+        from PySide6.QtCore import QRectF
+        from PySide6.QtGui import QGuiApplication, QImage, QPainter
+        from PySide6.QtSvg import QSvgRenderer
+    except ImportError as exc:  # installed but unusable (e.g. a missing system library)
+        from .decks import PYSIDE_PACKAGE, MissingPackageError
+
+        raise MissingPackageError(
+            f"PySide6 cannot be loaded ({str(exc)[:120]}): pip install {PYSIDE_PACKAGE} "
+            f"(it may also need apt-get install libegl1 libgl1 libfontconfig1)", PYSIDE_PACKAGE
+        ) from None
 
     if QGuiApplication.instance() is None:
         _QT_APP = QGuiApplication([sys.argv[0] if sys.argv else "companion"])
