@@ -15,6 +15,7 @@ from . import practice_cmd  # noqa: F401,E402  practice, demo
 from . import decks_cmd  # noqa: F401,E402  decks
 from . import vision_cmds  # noqa: F401,E402  recognise
 from . import bench_cmd  # noqa: F401,E402  bench ...
+from . import calibrate_cmd  # noqa: F401,E402  calibrate, mat
 
 __all__ = ["app", "main", "fail", "CliError"]
 
