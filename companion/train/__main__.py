@@ -68,8 +68,9 @@ def main(argv: list[str] | None = None) -> int:
         print(f"corner detector: {report['detector']['seconds']:.0f} s")
     report["total_seconds"] = round(time.time() - t0, 1)
     report_path.write_text(json.dumps(report, indent=2) + "\n")
-    write_manifest(out, ["detector.onnx", "index.onnx"], {"trained_with_seed": args.seed, "held_out_decks": held})
-    size = sum((out / f).stat().st_size for f in ("detector.onnx", "index.onnx"))
+    files = [f for f in ("detector.onnx", "index.onnx") if (out / f).exists()]
+    write_manifest(out, files, {"trained_with_seed": args.seed, "held_out_decks": held})
+    size = sum((out / f).stat().st_size for f in files)
     print(f"done in {report['total_seconds'] / 60:.1f} min; models {size / 1e6:.2f} MB in {out}")
     return 0
 
