@@ -340,9 +340,21 @@ class Director:
         return float(np.clip(0.55 + d / 450.0, 0.6, 1.6))
 
     def _flip(self, to_phi: float) -> tuple[int, int]:
+        """Turn the held card over about its long axis (the hand holds the middle of a short edge), and
+        turn it so that it points away from the hand, as people hold a card to look at it."""
         start = len(self.frames)
-        p = self.held[0].pose
-        self.cards_to([(p[0], p[1], p[2], 70.0, to_phi)], 0.3, arc=15)
+        h = self.held[0]
+        p = h.pose
+        base = np.array(self.sc.hand(0, 0, 0).arm_base)
+        heading = math.atan2(p[1] - base[1], p[0] - base[0])
+        a = heading + (math.pi / 2 if h.grip[1] < 0.5 else -math.pi / 2)
+        if to_phi > 1.0:  # turning back face down: keep the angle
+            a = p[2]
+        # keep the grip point roughly where it is while the card turns
+        g0 = h.grip_xyz()
+        tmp = _Held(h.card, (p[0], p[1], a, 70.0, to_phi), h.grip)
+        d = g0[:2] - tmp.grip_xyz()[:2]
+        self.cards_to([(p[0] + d[0], p[1] + d[1], a, 70.0, to_phi)], 0.3, arc=15)
         return start, len(self.frames) - 1
 
     def _carry_to(self, pose: Pose, seconds: float = 0.38, hesitate: float = 0.0) -> tuple[int, int]:
@@ -671,7 +683,8 @@ def _parse_resolution(res: str | tuple[int, int]) -> tuple[int, int]:
 
 def build(seed: int, *, deck: str = "builtin", variant: str = "standard", mistakes: int = 0,
           resolution: str | tuple[int, int] = (1280, 720), fps: int = 30, tilt: float | None = None,
-          max_moves: int | None = None, exchange: bool | None = None) -> tuple[Scene, Director]:
+          max_moves: int | None = None, exchange: bool | None = None, rests: int | None = None,
+          hesitations: int | None = None) -> tuple[Scene, Director]:
     """Plan and choreograph a game (no pixels yet)."""
     if variant not in ("standard", "watch"):
         raise RenderError(f"unknown variant {variant!r} (use standard or watch)")
@@ -680,7 +693,8 @@ def build(seed: int, *, deck: str = "builtin", variant: str = "standard", mistak
     if tilt is not None and not 0 <= tilt <= 35:
         raise RenderError(f"camera tilt must be 0..35 degrees, got {tilt:g}")
     w, h = _parse_resolution(resolution)
-    plan = plan_game(seed, variant, mistakes, max_moves=max_moves, exchange=exchange)
+    plan = plan_game(seed, variant, mistakes, max_moves=max_moves, exchange=exchange, rests=rests,
+                     hesitations=hesitations)
     scene = Scene.random(seed, deck=deck, width=w, height=h, tilt=tilt)
     d = Director(scene, plan, fps)
     d.run()
@@ -792,14 +806,30 @@ def _worker_init(build_kwargs: dict[str, Any]) -> None:
     _RENDERER = FrameRenderer(scene, noise_seed=seed)
 
 
-def _render_chunk(bounds: tuple[int, int]) -> list[np.ndarray]:
+def _renderer() -> FrameRenderer:
     global _RENDERER
     assert _JOB is not None
     scene, frames, seed = _JOB
     if _RENDERER is None or _RENDERER.scene is not scene:
         _RENDERER = FrameRenderer(scene, noise_seed=seed)
+    return _RENDERER
+
+
+def _render_chunk(bounds: tuple[int, int]) -> list[np.ndarray]:
+    assert _JOB is not None
+    frames = _JOB[1]
+    r = _renderer()
     a, b = bounds
-    return [_RENDERER.render(frames[i], prev=frames[i - 1] if i else None, index=i) for i in range(a, b)]
+    return [r.render(frames[i], prev=frames[i - 1] if i else None, index=i) for i in range(a, b)]
+
+
+def _patch_chunk(bounds: tuple[int, int]) -> list[Any]:
+    """Worker side: only the changing patches travel back (the parent composes the frames)."""
+    assert _JOB is not None
+    frames = _JOB[1]
+    r = _renderer()
+    a, b = bounds
+    return [r.patch(frames[i], prev=frames[i - 1] if i else None) for i in range(a, b)]
 
 
 def render_frames(scene: Scene, frames: list[FrameSpec], seed: int, workers: int = 1,
@@ -823,9 +853,11 @@ def render_frames(scene: Scene, frames: list[FrameSpec], seed: int, workers: int
         return
     ctx = mp.get_context("fork")
     _JOB = (scene, frames, seed)
+    parent = FrameRenderer(scene, noise_seed=seed)
     try:
         with ctx.Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-            for imgs in pool.imap(_render_chunk, chunks):
-                yield from imgs
+            for (a, b), patches in zip(chunks, pool.imap(_patch_chunk, chunks)):
+                for i, patch in zip(range(a, b), patches):
+                    yield parent.compose(frames[i], patch, index=i)
     finally:
         _JOB = None

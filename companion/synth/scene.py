@@ -321,9 +321,13 @@ class HandItem:
             for i, (b, L) in enumerate(((24, 62), (8, 72), (-9, 70), (-25, 58))):
                 a0 = -18
                 bb = b * (1 + 0.25 * sp)
-                out.append((capsule(a0, bb * 0.9, a0 + L * 0.55 + 12, bb * (1 + 0.1 * sp), 17, dz=2), "finger"))
+                tip_a, tip_b = a0 + L * 0.55 + 12, bb * (1 + 0.1 * sp)
+                out.append((capsule(a0, bb * 0.9, tip_a, tip_b, 17, dz=2), "finger"))
+                if self.part == "all":
+                    out.append((ellipse(tip_a - 1.5, tip_b, 5.0, 5.2, n=10, dz=3), "nail"))
         if self.part in ("all", "thumb"):
             out.append((capsule(-55, 34, 2, 12, 21, dz=8), "thumb"))
+            out.append((ellipse(-2.5, 13.5, 6.0, 6.5, n=10, dz=9), "nail"))
         return out
 
 
@@ -660,12 +664,15 @@ class Scene:
                 colr = skin * 0.98
             elif tag == "thumb":
                 colr = skin * 1.03
+            elif tag == "nail":
+                colr = np.minimum(skin * 1.12 + np.array([18, 14, 10], np.float32), 255)
             else:
                 colr = skin
             pts = np.round((uv - [bx0, by0]) * 4).astype(np.int32)
             c = tuple(float(v) for v in np.clip(colr, 0, 255))
             cv2.fillPoly(col, [pts], c, cv2.LINE_AA, 2)
-            cv2.fillPoly(m, [pts], 255, cv2.LINE_AA, 2)
+            if tag != "nail":
+                cv2.fillPoly(m, [pts], 255, cv2.LINE_AA, 2)
             if tag in ("finger", "thumb"):
                 cv2.polylines(col, [pts], True, tuple(v * 0.7 for v in c), 1, cv2.LINE_AA, 2)
         a = m.astype(np.float32) * (1.0 / 255.0)
@@ -674,6 +681,11 @@ class Scene:
         small = cv2.resize(a, (sw, shh), interpolation=cv2.INTER_AREA)
         small = cv2.GaussianBlur(small, (0, 0), max(1.0, 0.04 * min(sw, shh) + 1.5))
         small = 0.7 + 0.4 * np.clip(small * 1.7, 0, 1)
+        # light from one side across the hand (the lamp), a little uneven
+        lx, ly = self.photo.light_dir
+        gy, gx = np.mgrid[0:shh, 0:sw].astype(np.float32)
+        grad = ((gx / max(sw - 1, 1) - 0.5) * -lx + (gy / max(shh - 1, 1) - 0.5) * ly) * 0.5
+        small = small * (1.0 + grad)
         shade = cv2.resize(small, (bw, bh), interpolation=cv2.INTER_LINEAR)
         sa = shade * a
         colf = cv2.multiply(col.astype(np.float32), cv2.merge([sa, sa, sa]))
@@ -804,15 +816,27 @@ class FrameRenderer:
                index: int | None = None) -> np.ndarray:
         """One frame. ``prev`` (the previous frame's spec) gives the motion blur; ``index`` seeds the
         sensor noise so that any frame renders the same whatever order frames are rendered in."""
-        sc = self.scene
-        cam = sc.cam
+        return self.compose(spec, self.patch(spec, prev), noise=noise, index=index)
+
+    def compose(self, spec: FrameSpec, patch: tuple[tuple[int, int, int, int], np.ndarray] | None,
+                noise: bool = True, index: int | None = None) -> np.ndarray:
+        """The frame from its static image, the re-rendered patch (see :meth:`patch`) and sensor noise."""
         if index is not None:
             self.rng = np.random.default_rng((self.noise_seed, index))
+        out = self._base(spec.state, spec.under_pile)[1].copy()
+        if patch is not None:
+            (ox0, oy0, ox1, oy1), img = patch
+            out[oy0:oy1, ox0:ox1] = img
+        return self.scene.photo.add_noise(out, self.rng) if noise else out
+
+    def patch(self, spec: FrameSpec, prev: FrameSpec | None = None) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+        """The output-image box that changes with the moving hand/cards, finished (no noise), or None."""
+        sc = self.scene
+        cam = sc.cam
         canvas, final = self._base(spec.state, spec.under_pile)
         hands = ([spec.hand] if spec.hand is not None else []) + list(spec.resting)
         if not spec.held and not hands:
-            out = final.copy()
-            return sc.photo.add_noise(out, self.rng) if noise else out
+            return None
         # region of interest in the canvas
         pts = [cam.project_u(c.corners) for c in spec.held]
         polys_by_hand = [h.polygons() for h in hands]
@@ -841,8 +865,7 @@ class FrameRenderer:
         x0, y0 = np.maximum(np.floor(allp.min(0)).astype(int) - pad, 0)
         x1, y1 = np.minimum(np.ceil(allp.max(0)).astype(int) + pad, [W, H])
         if x1 <= x0 or y1 <= y0:
-            out = final.copy()
-            return sc.photo.add_noise(out, self.rng) if noise else out
+            return None
         off = (int(x0), int(y0))
         rh, rw = int(y1 - y0), int(x1 - x0)
         roi = canvas[y0:y1, x0:x1]
@@ -889,14 +912,12 @@ class FrameRenderer:
             _over(work, colC, alC)
         roi[:] = cv2.convertScaleAbs(work)
         oroi = cam.output_roi((int(x0), int(y0), int(x1), int(y1)), pad=4)
-        out = final.copy()
+        result = None
         if oroi is not None:
             patch = cam.remap_roi(canvas, oroi)
-            patch = sc.photo.apply(patch, oroi)
-            ox0, oy0, ox1, oy1 = oroi
-            out[oy0:oy1, ox0:ox1] = patch
+            result = (oroi, sc.photo.apply(patch, oroi))
         roi[:] = saved
-        return sc.photo.add_noise(out, self.rng) if noise else out
+        return result
 
 
 def _motion_blur(col: np.ndarray, al: np.ndarray, vec: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -27,8 +27,8 @@ __all__ = ["SURFACE_KINDS", "make_surface", "gimp_patterns", "read_pat", "GIMP_P
 
 GIMP_PATTERN_DIR = Path(os.environ.get("COMPANION_GIMP_PATTERNS", "/usr/share/gimp/2.0/patterns"))
 SURFACE_KINDS = ("wood", "felt", "cloth", "plain", "patterned", "gimp")
-_GIMP_GOOD = ("wood", "parquet", "cork", "burlap", "leather", "marble", "slate", "paper", "granite",
-              "pine", "walnut", "oak", "stone", "fabric", "cloth", "crinkled", "bark", "chipboard")
+_GIMP_GOOD = ("wood", "parque", "cork", "burlap", "leather", "marble", "slate", "paper", "granite",
+              "pine", "walnut", "oak", "fabric", "cloth", "crinkle", "chipboard")
 
 
 def read_pat(path: str | Path) -> np.ndarray:
@@ -53,9 +53,9 @@ def gimp_patterns() -> tuple[Path, ...]:
     if not GIMP_PATTERN_DIR.is_dir():
         return ()
     out = []
-    for p in sorted(GIMP_PATTERN_DIR.glob("*.pat")):
+    for p in sorted(GIMP_PATTERN_DIR.rglob("*.pat")):
         name = p.stem.lower()
-        if any(k in name for k in _GIMP_GOOD):
+        if name != "bark" and (p.parent.name.lower() in ("wood", "fabric", "paper") or any(k in name for k in _GIMP_GOOD)):
             out.append(p)
     return tuple(out)
 
@@ -80,12 +80,21 @@ def _wood(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
     ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
     along = (xs * math.cos(ang) + ys * math.sin(ang)) / ppm
     across = (-xs * math.sin(ang) + ys * math.cos(ang)) / ppm
-    warp = _fbm(rng, h, w, (60 * ppm, 20 * ppm), (6.0, 2.0))
-    ring_mm = rng.uniform(2.0, 7.0)
-    grain = np.sin((across + warp * 3 + 0.02 * along) * 2 * math.pi / ring_mm)
-    grain = 0.5 + 0.5 * np.sign(grain) * np.abs(grain) ** 0.6
+    # grain: anisotropic noise, fine across the board and long along it, plus a few wavy growth rings
+    def aniso(across_mm: float, along_mm: float) -> np.ndarray:
+        amin, amax = float(across.min()), float(across.max())
+        lmin, lmax = float(along.min()), float(along.max())
+        g = rng.standard_normal((int((amax - amin) / across_mm) + 4, int((lmax - lmin) / along_mm) + 4)).astype(np.float32)
+        mx = ((along - lmin) / along_mm + 1).astype(np.float32)
+        my = ((across - amin) / across_mm + 1).astype(np.float32)
+        return cv2.remap(g, mx, my, cv2.INTER_CUBIC)
+
+    streak = aniso(rng.uniform(0.5, 1.2), rng.uniform(30, 90))
+    warp = aniso(30.0, 160.0)
+    ring_mm = rng.uniform(4.0, 14.0)
+    rings = np.sin((across + warp * rng.uniform(3.0, 8.0)) * 2 * math.pi / ring_mm)
+    grain = 0.5 + 0.25 * np.tanh(streak * 0.8) + 0.25 * np.sign(rings) * np.abs(rings) ** 3
     fine = _fbm(rng, h, w, (max(1.0, 0.8 * ppm),), (1.0,))
-    streak = _fbm(rng, h, w, (8 * ppm,), (1.0,))
     # planks
     plank_mm = rng.uniform(90, 220) if rng.random() < 0.6 else 1e9
     plank = np.floor(across / plank_mm)
@@ -93,7 +102,7 @@ def _wood(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
     seam = (np.abs((across / plank_mm) % 1.0 - 0.0) < 0.8 / plank_mm).astype(np.float32)
     base = _hsv_color(rng.uniform(5, 22), rng.uniform(110, 210), rng.uniform(60, 190))
     dark = base * rng.uniform(0.45, 0.7)
-    t = np.clip(0.55 * grain + 0.15 * streak + 0.08 * fine + 0.25 * (plank_shift - 0.5), 0, 1)
+    t = np.clip(0.6 * grain + 0.06 * fine + 0.25 * (plank_shift - 0.5) + 0.1, 0, 1)
     img = dark[None, None, :] * t[..., None] + base[None, None, :] * (1 - t[..., None])
     img *= (1 - 0.5 * seam)[..., None]
     lum = 1 + 0.08 * _fbm(rng, h, w, (150 * ppm,), (1.0,))
@@ -103,7 +112,7 @@ def _wood(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
 def _felt(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray:
     hue = rng.choice([60, 55, 100, 110, 0, 170, 15, 120]) + rng.uniform(-6, 6)
     base = _hsv_color(hue, rng.uniform(90, 220), rng.uniform(50, 150))
-    n = _fbm(rng, h, w, (max(1.0, 0.5 * ppm), 6 * ppm, 80 * ppm), (0.5, 0.3, 0.4))
+    n = _fbm(rng, h, w, (max(1.0, 0.5 * ppm), 6 * ppm, 80 * ppm), (0.5, 0.25, 0.15))
     return base[None, None, :] * (1 + 0.12 * n[..., None])
 
 
