@@ -372,17 +372,25 @@ class Referee:
             # Already flagged when it was taken: one mistake, one flag. The reminder stays.
             return OK, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(h.source)}."
         s.next_pile = home
-        if pile != home:
-            s.misplaced[card] = Flag.WRONG_TARGET_PILE
-            return Flag.WRONG_TARGET_PILE, (f"{_the(card).capitalize()} belongs beneath {pile_name(home)}, not "
-                                            f"{pile_name(pile)}. Move it beneath {pile_name(home)}.")
-        if side != "under":
-            s.misplaced[card] = Flag.WRONG_SIDE
-            return Flag.WRONG_SIDE, (f"{_the(card).capitalize()} goes face up beneath {pile_name(home)}, not on top "
-                                     f"of it. Slide it under the pile.")
+        wrong = self._judge_position(card, pile, side)
+        if wrong is not None:
+            return wrong
         if self._ended():
             return OK, f"That was the fourth king. {self._end_text()}"
         return OK, f"Good. {self._take_next()}"
+
+    def _judge_position(self, card: Card, pile: int, side: str) -> tuple[Flag, str] | None:
+        """A face-up card lying at (pile, side): the flag if that is not beneath its home (it then awaits a move)."""
+        home = card.home_pile
+        if pile != home:
+            self._s.misplaced[card] = Flag.WRONG_TARGET_PILE
+            return Flag.WRONG_TARGET_PILE, (f"{_the(card).capitalize()} belongs beneath {pile_name(home)}, not "
+                                            f"{pile_name(pile)}. Move it beneath {pile_name(home)}.")
+        if side != "under":
+            self._s.misplaced[card] = Flag.WRONG_SIDE
+            return Flag.WRONG_SIDE, (f"{_the(card).capitalize()} goes face up beneath {pile_name(home)}, not on top "
+                                     "of it. Slide it under the pile.")
+        return None
 
     def _on_move(self, ev: Event) -> tuple[Any, str]:
         s = self._s
@@ -394,20 +402,14 @@ class Referee:
         if card not in s.where:
             return OK, f"I had not seen {_the(card)} on the table; I will watch for it."
         was = s.misplaced.get(card)
-        home = card.home_pile
         if was in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END):
             s.where[card] = (pile, side)
             src = self._s.pending_source.get(card, s.next_pile)
             return OK, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(src)}."
         s.where[card] = (pile, side)
-        if pile != home:
-            s.misplaced[card] = Flag.WRONG_TARGET_PILE
-            return Flag.WRONG_TARGET_PILE, (f"{_the(card).capitalize()} belongs beneath {pile_name(home)}, not "
-                                            f"{pile_name(pile)}. Move it beneath {pile_name(home)}.")
-        if side != "under":
-            s.misplaced[card] = Flag.WRONG_SIDE
-            return Flag.WRONG_SIDE, (f"{_the(card).capitalize()} goes beneath {pile_name(home)}, not on top. "
-                                     "Slide it under the pile.")
+        wrong = self._judge_position(card, pile, side)
+        if wrong is not None:
+            return wrong
         if was is not None:
             s.misplaced.pop(card)
             if self._ended():

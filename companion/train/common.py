@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import random
@@ -10,7 +9,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["HELD_OUT_DECKS", "training_decks", "seed_everything", "export_onnx", "write_manifest", "sha256"]
+__all__ = ["HELD_OUT_DECKS", "training_decks", "seed_everything", "export_onnx", "write_manifest"]
 
 #: Whole decks never trained on, for validation: English-index designs whose artwork appears
 #: nowhere else in the training set (paris/kde-gm-paris, ornamental/kde-nicu-ornamental and the
@@ -55,17 +54,11 @@ def export_onnx(model, example, path: Path, input_name: str, output_names: list[
                       dynamic_axes=axes or None, opset_version=17, dynamo=False)
 
 
-def sha256(path: Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for chunk in iter(lambda: f.read(1 << 20), b""):
-            h.update(chunk)
-    return h.hexdigest()
-
-
 def write_manifest(models_dir: Path, files: list[str], extra: dict | None = None) -> Path:
     """``models/manifest.json``: the sha256 of every model file, checked at load."""
-    manifest = {"files": {name: {"sha256": sha256(models_dir / name), "bytes": (models_dir / name).stat().st_size}
+    from ..vision.models import sha256_file
+
+    manifest = {"files": {name: {"sha256": sha256_file(models_dir / name), "bytes": (models_dir / name).stat().st_size}
                           for name in files}}
     if extra:
         manifest.update(extra)

@@ -11,28 +11,17 @@ from typing import Sequence
 import numpy as np
 
 from ..progress import Progress
+from .train_index import init_worker, worker_state
 from ..vision.spec import DETECTOR_STRIDE
 
 __all__ = ["make_scenes", "train_detector", "detector_loss"]
-
-_ARTS: list = []
-_BACKGROUNDS = None
-
-
-def _init_worker(names: list[str], seed: int) -> None:
-    global _ARTS, _BACKGROUNDS
-    from .index_data import Backgrounds, load_deck_art
-    from .train_index import _drop_band_boxes
-
-    _ARTS = [_drop_band_boxes(load_deck_art(name)) for name in names]
-    _BACKGROUNDS = Backgrounds(np.random.default_rng(seed))
-
 
 def _worker(args: tuple[int, int, int, int]):  # noqa: ANN202
     seed, n, w, h = args
     from .detector_data import SceneSampler
 
-    sampler = SceneSampler(_ARTS, seed, out_w=w, out_h=h, backgrounds=_BACKGROUNDS)
+    arts, backgrounds = worker_state()
+    sampler = SceneSampler(arts, seed, out_w=w, out_h=h, backgrounds=backgrounds)
     gw, gh = w // DETECTOR_STRIDE, h // DETECTOR_STRIDE
     imgs = np.empty((n, h, w, 3), np.uint8)
     heat = np.empty((n, 2, gh, gw), np.float16)
@@ -51,7 +40,7 @@ def make_scenes(decks: Sequence[str], n: int, seed: int, w: int = 256, h: int = 
     jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h) for k in range(math.ceil(n / chunk))]
     parts = []
     bar = Progress(n, desc)
-    with mp.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(list(decks), seed + 3)) as pool:
+    with mp.get_context("fork").Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 3)) as pool:
         for part in pool.imap(_worker, jobs):
             parts.append(part)
             bar.update(len(part[0]))

@@ -20,13 +20,18 @@ _ARTS: list = []
 _BACKGROUNDS = None
 
 
-def _init_worker(names: list[str], seed: int) -> None:
-    """Load the decks and table textures once per worker process."""
+def init_worker(names: list[str], seed: int) -> None:
+    """Pool initializer shared by both trainers: load the decks and table textures once per process."""
     global _ARTS, _BACKGROUNDS
     from .index_data import Backgrounds, load_deck_art
 
     _ARTS = [_drop_band_boxes(load_deck_art(name)) for name in names]
     _BACKGROUNDS = Backgrounds(np.random.default_rng(seed))
+
+
+def worker_state() -> tuple[list, object]:
+    """The decks and textures this worker process loaded."""
+    return _ARTS, _BACKGROUNDS
 
 
 def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -50,7 +55,7 @@ def make_crops(decks: Sequence[str], n: int, seed: int, workers: int = 2, chunk:
     xs, gs, ss = [], [], []
     bar = Progress(n, desc)
     ctx = mp.get_context("fork")
-    with ctx.Pool(workers, initializer=_init_worker, initargs=(list(decks), seed + 1)) as pool:
+    with ctx.Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 1)) as pool:
         for x, g, s in pool.imap(_worker, jobs):
             xs.append(x)
             gs.append(g)

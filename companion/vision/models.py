@@ -11,7 +11,7 @@ import json
 import os
 from pathlib import Path
 
-__all__ = ["ModelError", "ModelHashError", "default_models_dir", "load_session", "read_manifest"]
+__all__ = ["ModelError", "ModelHashError", "default_models_dir", "load_session", "read_manifest", "sha256_file"]
 
 
 class ModelError(Exception):
@@ -44,7 +44,8 @@ def read_manifest(models_dir: Path) -> dict:
         raise ModelError(f"cannot read {path}: {exc}") from None
 
 
-def _sha256(path: Path) -> str:
+def sha256_file(path: Path) -> str:
+    """The hex sha256 of a file (what the manifest records)."""
     h = hashlib.sha256()
     with open(path, "rb") as f:
         for chunk in iter(lambda: f.read(1 << 20), b""):
@@ -63,7 +64,7 @@ def load_session(models_dir: Path, name: str, threads: int = 1):  # noqa: ANN201
     path = models_dir / name
     if not path.exists():
         raise ModelError(f"model file {path} is missing")
-    digest = _sha256(path)
+    digest = sha256_file(path)
     if digest != entry["sha256"]:
         raise ModelHashError(
             f"model file {path} is corrupted or was replaced (sha256 {digest[:12]}..., manifest says "
