@@ -55,6 +55,13 @@ def test_same_seed_same_frames_in_any_chunking():
     assert c == _hash(list(render_frames(sc, d.frames[:60], 6, workers=1))[30:60])
 
 
+def test_two_workers_render_the_same_frames():
+    sc, d = build(6, resolution=RES, max_moves=2)
+    one = _hash(render_frames(sc, d.frames[:200], 6, workers=1))
+    two = _hash(render_frames(sc, d.frames[:200], 6, workers=2, build_kwargs={}))
+    assert one == two
+
+
 def test_video_decodes_to_the_stated_frame_count(clip):
     out, truth = clip
     cap = cv2.VideoCapture(str(out / "game.mp4"))
@@ -91,6 +98,10 @@ def test_truth_replays_through_clockgame(full_games):
         frames = [e["frame"] for e in truth["events"]]
         assert frames == sorted(frames) and frames[-1] < truth["frame_count"]
         assert truth["events"][-1]["event"][0] == "declare"
+        for m in truth["moves"]:
+            if "see" in m:
+                see = [e for e in truth["events"] if e["event"] == ["see", m["card"]]]
+                assert any(e["frame"] == m["see"]["frame"] for e in see)
 
 
 def test_every_mistake_kind_is_flagged_then_corrected(full_games):

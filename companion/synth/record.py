@@ -382,6 +382,15 @@ class Director:
         else:
             self.cards_to([pose], 0.25)
 
+    def _held_truth(self, frame: int) -> dict[str, Any]:
+        """Quad and index quads (image pixels) of the card in hand at ``frame``."""
+        spec = self.frames[frame]
+        c = spec.held[0]
+        assert c.card is not None
+        cam = self.sc.cam
+        return {"frame": frame, "quad": _q(cam.project(c.corners)),
+                "index": [_q(cam.project(q)) for q in index_quads_mm(c.corners, self.sc.tex.boxes_frac(c.card))]}
+
     def _release(self, pile_card: tuple[str, int, Card, int]) -> tuple[int, int]:
         """Let go of the card now on the table; returns (release frame, settle frame)."""
         rel = len(self.frames)
@@ -441,6 +450,7 @@ class Director:
             self.event(t1, ["turn", mv.from_pile])
         f0, f1 = self._flip(0.0)
         self.event(f1, ["see", str(mv.card)])
+        rec["see"] = self._held_truth(f1)
         q = mv.to_pile
         if a.mistake == "wrong_target":
             q = a.wrong_pile

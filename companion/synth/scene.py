@@ -876,7 +876,12 @@ class FrameRenderer:
         sc._shadow_mask(smask, [p3 for polys in polys_by_hand for p3, _ in polys] + [c.corners for c in spec.held], off, 0)
         zmean = np.mean([h.z for h in hands] + [float(c.corners[:, 2].mean()) for c in spec.held])
         sig = 1.0 + 0.05 * zmean * cam.card_px() / CARD_H
-        sm = cv2.GaussianBlur(smask, (0, 0), sig).astype(np.float32) / 255.0
+        if sig > 3 and rh > 16 and rw > 16:  # wide soft shadow: blur at quarter size
+            small = cv2.resize(smask, (rw // 4, rh // 4), interpolation=cv2.INTER_AREA)
+            small = cv2.GaussianBlur(small, (0, 0), sig / 4)
+            sm = cv2.resize(small, (rw, rh), interpolation=cv2.INTER_LINEAR).astype(np.float32) / 255.0
+        else:
+            sm = cv2.GaussianBlur(smask, (0, 0), sig).astype(np.float32) / 255.0
         sm3 = cv2.merge([sm, sm, sm])
         cv2.subtract(work, cv2.multiply(work, sm3, scale=0.42), dst=work)
         # moving layer A: hand (below the cards) + held cards
@@ -924,8 +929,8 @@ def _motion_blur(col: np.ndarray, al: np.ndarray, vec: np.ndarray) -> tuple[np.n
     """Average of copies shifted along ``vec`` (pixels): a cheap linear motion blur."""
     L = float(np.hypot(*vec))
     n = int(min(5, max(2, math.ceil(L / 3))))
-    x = np.dstack([col, al])
-    acc = np.zeros_like(x)
+    accc = np.zeros_like(col)
+    acca = np.zeros_like(al)
     h, w = al.shape
     for t in np.linspace(-0.5, 0.5, n):
         dx, dy = int(round(vec[0] * t)), int(round(vec[1] * t))
@@ -933,9 +938,11 @@ def _motion_blur(col: np.ndarray, al: np.ndarray, vec: np.ndarray) -> tuple[np.n
         sy0, sy1 = max(0, -dy), min(h, h - dy)
         if sx1 <= sx0 or sy1 <= sy0:
             continue
-        acc[sy0 + dy:sy1 + dy, sx0 + dx:sx1 + dx] += x[sy0:sy1, sx0:sx1]
-    acc *= 1.0 / n
-    return acc[..., :3], np.ascontiguousarray(acc[..., 3])
+        accc[sy0 + dy:sy1 + dy, sx0 + dx:sx1 + dx] += col[sy0:sy1, sx0:sx1]
+        acca[sy0 + dy:sy1 + dy, sx0 + dx:sx1 + dx] += al[sy0:sy1, sx0:sx1]
+    accc *= 1.0 / n
+    acca *= 1.0 / n
+    return accc, acca
 
 
 def _over(work: np.ndarray, col: np.ndarray, al: np.ndarray) -> None:
