@@ -370,7 +370,7 @@ class _Textures:
         a = img[..., 3]
         er = cv2.erode(a, np.ones((3, 3), np.uint8), iterations=max(1, img.shape[0] // 250))
         edge = (a.astype(np.int16) - er.astype(np.int16)) > 0
-        img[..., :3][edge] = (img[..., :3][edge] * 0.72).astype(np.uint8)
+        img[..., :3][edge] = (img[..., :3][edge] * 0.86).astype(np.uint8)
         return img
 
     def base(self, card: Card | None) -> np.ndarray:
@@ -789,6 +789,7 @@ class FrameRenderer:
         self.rng = np.random.default_rng(noise_seed)
         self._final_cache: dict[tuple, tuple[np.ndarray, np.ndarray]] = {}
         self._layer_cache: dict[tuple, Any] = {}
+        self._last_patch: tuple[Any, Any] | None = None
 
     def _base(self, state: TableState, under: int | None) -> tuple[np.ndarray, np.ndarray]:
         key = (state.key(), under)
@@ -837,6 +838,20 @@ class FrameRenderer:
         hands = ([spec.hand] if spec.hand is not None else []) + list(spec.resting)
         if not spec.held and not hands:
             return None
+        # a still hand over a still table (idle, resting): same patch as the frame before
+        key = (id(spec.state), spec.under_pile, tuple((h.x, h.y, h.z, h.heading, h.spread) for h in hands),
+               tuple(c.corners.tobytes() for c in spec.held),
+               None if prev is None or prev.hand is None else (prev.hand.x, prev.hand.y, prev.hand.z))
+        if self._last_patch is not None and self._last_patch[0] == key:
+            return self._last_patch[1]
+        result = self._patch(spec, prev, canvas, hands)
+        self._last_patch = (key, result)
+        return result
+
+    def _patch(self, spec: FrameSpec, prev: FrameSpec | None, canvas: np.ndarray,
+               hands: list[HandItem]) -> tuple[tuple[int, int, int, int], np.ndarray] | None:
+        sc = self.scene
+        cam = sc.cam
         # region of interest in the canvas
         pts = [cam.project_u(c.corners) for c in spec.held]
         polys_by_hand = [h.polygons() for h in hands]
