@@ -2,7 +2,8 @@
 
 ``python -m companion.synth.contact docs/rendered_frames.png`` renders twelve 1280x720 frames from
 different seeds, decks, tables, cameras and lights (some with hands, a held card, a resting hand, a
-child's mistake) and tiles native-resolution crops of them.
+child's mistake) and tiles native-resolution crops of them (every third tile: the whole frame scaled
+down).
 """
 
 from __future__ import annotations
@@ -51,12 +52,12 @@ def _pick(d, kind: str) -> int:
 
 
 def render_sheet(out: str | Path, configs: Sequence[tuple[int, str, str, int, int, str]] = SHEET,
-                 tile: tuple[int, int] = (400, 225), cols: int = 4) -> Path:
+                 tile: tuple[int, int] = (384, 216), cols: int = 4) -> Path:
     from .decks import list_decks
 
     available = {d.name for d in list_decks() if d.available}
     tiles = []
-    for seed, deck, variant, mistakes, moves, kind in configs:
+    for n, (seed, deck, variant, mistakes, moves, kind) in enumerate(configs):
         if deck not in available:
             deck = "builtin"
         sc, d = build(seed, deck=deck, variant=variant, mistakes=mistakes, max_moves=moves, rests=1)
@@ -72,9 +73,12 @@ def render_sheet(out: str | Path, configs: Sequence[tuple[int, str, str, int, in
         else:
             c = sc.cam.project([[0, 0, 0]])[0]
         tw, th = tile
-        x0 = int(np.clip(c[0] - tw / 2, 0, img.shape[1] - tw))
-        y0 = int(np.clip(c[1] - th / 2, 0, img.shape[0] - th))
-        crop = img[y0:y0 + th, x0:x0 + tw].copy()
+        if n % 3 == 2:  # every third tile: the whole frame, scaled down
+            crop = cv2.resize(img, (tw, th), interpolation=cv2.INTER_AREA)
+        else:  # a native-resolution crop
+            x0 = int(np.clip(c[0] - tw / 2, 0, img.shape[1] - tw))
+            y0 = int(np.clip(c[1] - th / 2, 0, img.shape[0] - th))
+            crop = img[y0:y0 + th, x0:x0 + tw].copy()
         cv2.putText(crop, f"{seed} {deck}", (5, th - 7), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (0, 0, 0), 3, cv2.LINE_AA)
         cv2.putText(crop, f"{seed} {deck}", (5, th - 7), cv2.FONT_HERSHEY_SIMPLEX, 0.4, (255, 255, 255), 1, cv2.LINE_AA)
         tiles.append(crop)

@@ -24,6 +24,7 @@ centre's kings fan out the same way along a fixed direction between two hours. T
 from __future__ import annotations
 
 import math
+import zlib
 from dataclasses import dataclass, field
 from typing import Any, Iterable, Sequence
 
@@ -539,6 +540,7 @@ class Scene:
             ppm *= 0.8
             tw, th = int((x1 - x0) * ppm) + 2, int((y1 - y0) * ppm) + 2
         tex = make_surface(rng, tw, th, ppm, self.surface_kind)
+        self.clutter = _add_clutter(tex, rng, ppm, x0, y1, self.layout, self.photo.light_dir)
         # texture pixel (i, j) -> table (x0 + i/ppm, y1 - j/ppm)  (rows go towards -Y)
         T = np.array([[1 / ppm, 0, x0], [0, -1 / ppm, y1], [0, 0, 1]])
         M = Hm @ T
@@ -628,6 +630,12 @@ class Scene:
                                      borderMode=cv2.BORDER_CONSTANT, borderValue=(0, 0, 0, 0))
         a = warped[..., 3:4].astype(np.float32) * (1.0 / 255.0)
         col = warped[..., :3].astype(np.float32) * item.shade
+        # cards are never perfectly flat: a gentle light gradient across each one
+        gh, gw = col.shape[:2]
+        k = zlib.crc32(item.key.encode()) % 1000 / 1000.0 * 2 * math.pi
+        gx = np.linspace(-0.5, 0.5, gw, dtype=np.float32) * math.cos(k) * 0.08
+        gy = np.linspace(-0.5, 0.5, gh, dtype=np.float32) * math.sin(k) * 0.08
+        col *= (1.0 + gy[:, None] + gx[None, :])[..., None]
         if glare:
             gx0, gy0 = cx0 + off[0], cy0 + off[1]
             g = self.glare_u[gy0:gy0 + (cy1 - cy0), gx0:gx0 + (cx1 - cx0)]
@@ -748,6 +756,95 @@ class Scene:
         if noise_seed is not None:
             img = self.photo.add_noise(img, np.random.default_rng(noise_seed))
         return img
+
+
+def _add_clutter(tex: np.ndarray, rng: np.random.Generator, ppm: float, x0: float, y1: float, layout: Layout,
+                 light: tuple[float, float]) -> list[dict[str, Any]]:
+    """Things left on the table outside the layout (a mug, a phone, coins, a pen, the card box) and
+    sometimes the table's edge with the floor beyond. Drawn into the texture in place; returns what."""
+    ext = layout.extent_points()
+    r_out = float(np.max(np.hypot(ext[:, 0], ext[:, 1]))) + 25
+    h, w = tex.shape[:2]
+
+    def px(X: float, Y: float) -> tuple[float, float]:
+        return (X - x0) * ppm, (y1 - Y) * ppm
+
+    out: list[dict[str, Any]] = []
+    img = tex.astype(np.float32)
+    if rng.random() < 0.25:  # the table ends: floor beyond a straight edge
+        ang = rng.uniform(0, 2 * math.pi)
+        d = r_out + rng.uniform(40, 260)
+        nx, ny = math.cos(ang), math.sin(ang)
+        ys, xs = np.mgrid[0:h, 0:w].astype(np.float32)
+        X = xs / ppm + x0
+        Y = y1 - ys / ppm
+        dist = X * nx + Y * ny - d
+        floor = np.array([rng.uniform(20, 90)] * 3, np.float32) * (1 + rng.normal(0, 0.15, 3)).astype(np.float32)
+        fl = floor[None, None, :] * (1 + 0.15 * cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 3 * ppm))[..., None]
+        t = np.clip(dist * ppm / 2 + 0.5, 0, 1)[..., None]
+        edge = np.exp(-((dist - 1.5) / 1.5) ** 2)[..., None] * 40
+        img = img * (1 - t) + fl * t + edge * (1 - t)
+        out.append({"kind": "table_edge", "normal": [round(nx, 4), round(ny, 4)], "distance_mm": round(d, 1)})
+    n = int(rng.integers(0, 4))
+    for _ in range(n):
+        kind = ["mug", "phone", "coin", "coin", "pen", "box"][int(rng.integers(0, 6))]
+        ang = rng.uniform(0, 2 * math.pi)
+        r = r_out + rng.uniform(30, 260)
+        X, Y = r * math.cos(ang), r * math.sin(ang)
+        rot = rng.uniform(0, math.pi)
+        col = np.array([rng.uniform(20, 235) for _ in range(3)], np.float32)
+        height = {"mug": 95, "phone": 8, "coin": 2, "pen": 9, "box": 25}[kind]
+        size = {"mug": 45, "phone": 82, "coin": 12, "pen": 72, "box": 60}[kind]
+        ccx, ccy = px(X, Y)
+        marg = (size + height * 0.6 + 20) * ppm
+        bx0, by0 = int(max(0, ccx - marg)), int(max(0, ccy - marg))
+        bx1, by1 = int(min(w, ccx + marg)), int(min(h, ccy + marg))
+        if bx1 - bx0 < 4 or by1 - by0 < 4:
+            continue
+        bw, bh = bx1 - bx0, by1 - by0
+        mask = np.zeros((bh, bw), np.uint8)
+
+        def lp(X_: float, Y_: float) -> tuple[float, float]:
+            a_, b_ = px(X_, Y_)
+            return a_ - bx0, b_ - by0
+
+        def poly_rect(cx: float, cy: float, a: float, b: float) -> np.ndarray:
+            c, s_ = math.cos(rot), math.sin(rot)
+            pts = [(cx + u * c - v * s_, cy + u * s_ + v * c) for u, v in ((-a, -b), (a, -b), (a, b), (-a, b))]
+            return np.array([lp(*p) for p in pts])
+
+        cx, cy = lp(X, Y)
+        if kind == "mug":
+            cv2.circle(mask, (int(cx * 4), int(cy * 4)), int(42 * ppm * 4), 255, -1, cv2.LINE_AA, 2)
+        elif kind == "coin":
+            cv2.circle(mask, (int(cx * 4), int(cy * 4)), int(11 * ppm * 4), 255, -1, cv2.LINE_AA, 2)
+            col = np.array([90, 150, 180] if rng.random() < 0.5 else [170, 170, 170], np.float32)
+        elif kind == "phone":
+            cv2.fillConvexPoly(mask, np.round(poly_rect(X, Y, 36, 74) * 4).astype(np.int32), 255, cv2.LINE_AA, 2)
+            col = np.array([25, 25, 28], np.float32)
+        elif kind == "pen":
+            cv2.fillConvexPoly(mask, np.round(poly_rect(X, Y, 70, 4.5) * 4).astype(np.int32), 255, cv2.LINE_AA, 2)
+        else:
+            cv2.fillConvexPoly(mask, np.round(poly_rect(X, Y, 34, 47) * 4).astype(np.int32), 255, cv2.LINE_AA, 2)
+        m = mask.astype(np.float32) / 255.0
+        if m.sum() == 0:
+            continue
+        sub = img[by0:by1, bx0:bx1]
+        sh = np.float32([[1, 0, light[0] * height * ppm * 1.2], [0, 1, -light[1] * height * ppm * 1.2]])
+        sm = cv2.warpAffine(m, sh, (bw, bh))
+        sm = cv2.GaussianBlur(sm, (0, 0), max(1.0, 0.08 * height * ppm + 1))
+        sub *= (1 - 0.45 * sm)[..., None]
+        shade = cv2.GaussianBlur(m, (0, 0), max(1.0, 4 * ppm))
+        objc = col[None, None, :] * (0.75 + 0.35 * shade[..., None])
+        if kind == "mug":  # the inside of the mug, darker, and a coffee surface
+            inner = np.zeros((bh, bw), np.uint8)
+            cv2.circle(inner, (int(cx * 4), int(cy * 4)), int(35 * ppm * 4), 255, -1, cv2.LINE_AA, 2)
+            ii = (inner.astype(np.float32) / 255.0)[..., None]
+            objc = objc * (1 - ii) + ii * np.array([20, 35, 50], np.float32)[None, None, :]
+        sub[:] = sub * (1 - m[..., None]) + objc * m[..., None]
+        out.append({"kind": kind, "pos_mm": [round(X, 1), round(Y, 1)]})
+    tex[:] = np.clip(img, 0, 255).astype(np.uint8)
+    return out
 
 
 def _union_boxes(tex: _Textures) -> list[tuple[float, float, float, float]]:
