@@ -140,7 +140,7 @@ def test_referee_reproduces_the_truth_verdicts(full_games):
 
 def test_placed_index_corner_is_visible_when_settled():
     """At each settle frame the placed card's index region looks as on the bare table (no hand over it)."""
-    sc, d = build(9, resolution=(640, 360), max_moves=6, mistakes=1)
+    sc, d = build(9, resolution=(640, 360), mistakes=3, variant="watch")  # a whole game
     truth = truth_of(sc, d, fps=30, deck="builtin")
     r = FrameRenderer(sc, noise_seed=0)
     checked = 0
@@ -193,3 +193,17 @@ def test_bad_options_are_one_line_errors(tmp_path, args, needle):
     assert res.exit_code == 2
     text = (res.stderr if hasattr(res, "stderr") and res.stderr else res.output).strip()
     assert needle in text and len(text.splitlines()) == 1
+
+
+def test_missing_system_package_names_it(tmp_path, monkeypatch):
+    from companion.synth import decks, scene
+
+    def boom(name):
+        raise decks.MissingPackageError("deck 'anglo' needs the Debian package gnome-cards-data "
+                                        "(apt-get install gnome-cards-data librsvg2-bin)", "gnome-cards-data")
+
+    monkeypatch.setattr(scene, "load_deck", boom)
+    res = _cli(["--seed", "1", "--out", str(tmp_path), "--deck", "anglo"])
+    assert res.exit_code == 2
+    text = (res.stderr if hasattr(res, "stderr") and res.stderr else res.output).strip()
+    assert "gnome-cards-data" in text and len(text.splitlines()) == 1

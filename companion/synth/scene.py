@@ -534,7 +534,7 @@ class Scene:
         x0, x1 = max(x0, tx - 1000), min(x1, tx + 1000)
         y0, y1 = max(y0, ty - 1000), min(y1, ty + 1000)
         # resolution: about what the camera sees at the target, capped
-        ppm = float(np.clip(self.cam.card_px() / CARD_H * 1.25, 0.3, 4.0))
+        ppm = float(np.clip(self.cam.card_px() / CARD_H * 1.1, 0.3, 4.0))
         tw, th = int((x1 - x0) * ppm) + 2, int((y1 - y0) * ppm) + 2
         while tw * th > 3e6:
             ppm *= 0.8
@@ -780,7 +780,9 @@ def _add_clutter(tex: np.ndarray, rng: np.random.Generator, ppm: float, x0: floa
         Y = y1 - ys / ppm
         dist = X * nx + Y * ny - d
         floor = np.array([rng.uniform(20, 90)] * 3, np.float32) * (1 + rng.normal(0, 0.15, 3)).astype(np.float32)
-        fl = floor[None, None, :] * (1 + 0.15 * cv2.GaussianBlur(rng.standard_normal((h, w)).astype(np.float32), (0, 0), 3 * ppm))[..., None]
+        fn = cv2.resize(rng.standard_normal((max(2, h // 8), max(2, w // 8))).astype(np.float32), (w, h),
+                        interpolation=cv2.INTER_CUBIC)
+        fl = floor[None, None, :] * (1 + 0.08 * fn)[..., None]
         t = np.clip(dist * ppm / 2 + 0.5, 0, 1)[..., None]
         edge = np.exp(-((dist - 1.5) / 1.5) ** 2)[..., None] * 40
         img = img * (1 - t) + fl * t + edge * (1 - t)
