@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import shutil
 from pathlib import Path
 
@@ -141,4 +140,3 @@ def test_recognise_cli_json_and_bad_image(tmp_path: Path, held_out_deck):
     assert set(d) >= {"card", "rank", "suit", "confidence", "quad"} and len(d["quad"]) == 4
     assert "cannot read" in r.stderr and str(bad) in r.stderr and "Traceback" not in r.stderr
     assert (tmp_path / "ann" / "card_annotated.png").exists()
-    del math
