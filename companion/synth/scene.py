@@ -294,7 +294,9 @@ class HandItem:
             t = np.linspace(0, 2 * math.pi, n, endpoint=False)
             return PV(a0 + ra * np.cos(t), b0 + rb * np.sin(t), dz)
 
-        def capsule(a0: float, b0: float, a1: float, b1: float, w: float, n: int = 6, dz: float = 0.0) -> np.ndarray:
+        def capsule(a0: float, b0: float, a1: float, b1: float, w: float, n: int = 6, dz: float = 0.0,
+                    w_tip: float | None = None) -> np.ndarray:
+            """A rounded stroke from (a0, b0) (width w) to (a1, b1) (width w_tip: fingers taper)."""
             d = np.array([a1 - a0, b1 - b0], np.float64)
             d /= np.linalg.norm(d) + 1e-9
             nrm = np.array([-d[1], d[0]])
@@ -302,7 +304,8 @@ class HandItem:
             t2 = t1 + math.pi
             e1 = np.outer(np.cos(t1), d) + np.outer(np.sin(t1), nrm)
             e2 = np.outer(np.cos(t2), d) + np.outer(np.sin(t2), nrm)
-            pts = np.concatenate([np.array([a1, b1]) + e1 * w / 2, np.array([a0, b0]) + e2 * w / 2])
+            wt = w if w_tip is None else w_tip
+            pts = np.concatenate([np.array([a1, b1]) + e1 * wt / 2, np.array([a0, b0]) + e2 * w / 2])
             return PV(pts[:, 0], pts[:, 1], dz)
 
         out: list[tuple[np.ndarray, str]] = []
@@ -319,15 +322,18 @@ class HandItem:
                                   mid_r * 0.98 + wrist_r * 0.02]), "sleeve"))
             out.append((ellipse(-52, 0, 48, 40, dz=6), "palm"))
             sp = self.spread
+            ext = 0.9 if self.part == "all" else 0.55  # open hand, or fingers curled under a card
             for i, (b, L) in enumerate(((24, 62), (8, 72), (-9, 70), (-25, 58))):
                 a0 = -18
                 bb = b * (1 + 0.25 * sp)
-                tip_a, tip_b = a0 + L * 0.55 + 12, bb * (1 + 0.1 * sp)
-                out.append((capsule(a0, bb * 0.9, tip_a, tip_b, 17, dz=2), "finger"))
+                tip_a, tip_b = a0 + L * ext + 12, bb * (1 + 0.12 * sp)
+                out.append((capsule(a0, bb * 0.9, tip_a, tip_b, 18.5, dz=2, w_tip=14.5), "finger"))
                 if self.part == "all":
-                    out.append((ellipse(tip_a - 1.5, tip_b, 5.0, 5.2, n=10, dz=3), "nail"))
+                    out.append((ellipse(tip_a - 3.0, tip_b, 4.2, 5.0, n=10, dz=3), "nail"))
+                    ka = a0 + (tip_a - a0) * 0.55
+                    out.append((np.stack([P(ka, tip_b - 5.5, 3), P(ka + 1.0, tip_b + 5.5, 3)]), "crease"))
         if self.part in ("all", "thumb"):
-            out.append((capsule(-55, 34, 2, 12, 21, dz=8), "thumb"))
+            out.append((capsule(-55, 34, 2, 12, 22, dz=8, w_tip=17), "thumb"))
             out.append((ellipse(-2.5, 13.5, 6.0, 6.5, n=10, dz=9), "nail"))
         return out
 
@@ -678,6 +684,9 @@ class Scene:
                 colr = skin
             pts = np.round((uv - [bx0, by0]) * 4).astype(np.int32)
             c = tuple(float(v) for v in np.clip(colr, 0, 255))
+            if tag == "crease":
+                cv2.polylines(col, [pts], False, tuple(float(v) * 0.75 for v in np.clip(skin, 0, 255)), 1, cv2.LINE_AA, 2)
+                continue
             cv2.fillPoly(col, [pts], c, cv2.LINE_AA, 2)
             if tag != "nail":
                 cv2.fillPoly(m, [pts], 255, cv2.LINE_AA, 2)
