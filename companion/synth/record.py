@@ -737,7 +737,7 @@ def truth_of(scene: Scene, d: Director, *, fps: int, deck: str) -> dict[str, Any
         "resolution": [scene.cam.width, scene.cam.height], "frame_count": len(d.frames),
         "deal": plan.deal.to_json(),
         "camera": scene.cam.to_json(), "photometrics": scene.photo.to_json(),
-        "surface": scene.surface_kind, "layout": scene.layout.to_json(),
+        "surface": scene.surface_kind, "clutter": getattr(scene, "clutter", []), "layout": scene.layout.to_json(),
         "moves": d.moves, "corrections": d.corrections, "mistakes": mistakes,
         "exchange": d.exchange, "rests": d.rest_frames,
         "hesitations": [{"card": m["card"], "carry": m["carry"], "seconds": m["hesitation_s"]}
