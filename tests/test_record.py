@@ -56,9 +56,10 @@ def test_same_seed_same_frames_in_any_chunking():
 
 
 def test_two_workers_render_the_same_frames():
+    kw = dict(seed=6, resolution=list(RES), max_moves=2)
     sc, d = build(6, resolution=RES, max_moves=2)
-    one = _hash(render_frames(sc, d.frames[:200], 6, workers=1))
-    two = _hash(render_frames(sc, d.frames[:200], 6, workers=2, build_kwargs={}))
+    one = _hash(render_frames(sc, d.frames, 6, workers=1))
+    two = _hash(render_frames(sc, d.frames, 6, workers=2, build_kwargs=kw))
     assert one == two
 
 
@@ -207,3 +208,11 @@ def test_missing_system_package_names_it(tmp_path, monkeypatch):
     assert res.exit_code == 2
     text = (res.stderr if hasattr(res, "stderr") and res.stderr else res.output).strip()
     assert "gnome-cards-data" in text and len(text.splitlines()) == 1
+
+
+def test_render_command_writes_video_and_truth(tmp_path):
+    res = _cli(["--seed", "2", "--out", str(tmp_path), "--resolution", "320x180", "--max-moves", "1", "--fps", "15"])
+    assert res.exit_code == 0, res.output
+    truth = json.loads((tmp_path / "truth.json").read_text())
+    assert truth["fps"] == 15 and truth["resolution"] == [320, 180] and truth["truncated"]
+    assert (tmp_path / "game.mp4").stat().st_size > 1000

@@ -777,8 +777,11 @@ def record_game(out_dir: str | Path, seed: int, *, deck: str = "builtin", varian
         if workers is None:
             import os
             workers = 2 if (os.cpu_count() or 1) >= 2 and len(d.frames) > 400 else 1
-        frames_iter = render_frames(scene, d.frames, seed, workers=workers, build_kwargs={})
-        first = next(frames_iter, None)  # start the workers before the writer exists (fork safety)
+        kw = dict(seed=seed, deck=deck, variant=variant, mistakes=mistakes,
+                  resolution=list(resolution) if isinstance(resolution, tuple) else resolution, fps=fps,
+                  tilt=tilt, max_moves=max_moves, exchange=exchange)
+        frames_iter = render_frames(scene, d.frames, seed, workers=workers, build_kwargs=kw)
+        first = next(frames_iter, None)
         writer = cv2.VideoWriter(str(path), cv2.VideoWriter_fourcc(*"mp4v"), float(fps), (w, h))
         if not writer.isOpened():
             raise RenderError(f"cannot write {path} (OpenCV mp4v writer)")
@@ -806,16 +809,6 @@ _RENDERER: FrameRenderer | None = None
 _CHUNK = 40
 
 
-def _worker_init(build_kwargs: dict[str, Any]) -> None:
-    """Spawned worker: rebuild the same scene and frames from the seed (everything is deterministic)."""
-    global _JOB, _RENDERER
-    cv2.setNumThreads(1)
-    seed = build_kwargs["seed"]
-    scene, d = build(**build_kwargs)
-    _JOB = (scene, d.frames, seed)
-    _RENDERER = FrameRenderer(scene, noise_seed=seed)
-
-
 def _renderer() -> FrameRenderer:
     global _RENDERER
     assert _JOB is not None
@@ -833,23 +826,19 @@ def _render_chunk(bounds: tuple[int, int]) -> list[np.ndarray]:
     return [r.render(frames[i], prev=frames[i - 1] if i else None, index=i) for i in range(a, b)]
 
 
-def _patch_chunk(bounds: tuple[int, int]) -> list[Any]:
-    """Worker side: only the changing patches travel back (the parent composes the frames)."""
-    assert _JOB is not None
-    frames = _JOB[1]
-    r = _renderer()
-    a, b = bounds
-    return [r.patch(frames[i], prev=frames[i - 1] if i else None) for i in range(a, b)]
-
-
 def render_frames(scene: Scene, frames: list[FrameSpec], seed: int, workers: int = 1,
                   build_kwargs: dict[str, Any] | None = None) -> Iterator[np.ndarray]:
-    """Yield the rendered frames in order. With ``workers`` > 1 and ``build_kwargs`` (the arguments of
-    :func:`build`), spawned processes rebuild the scene and render chunks of frames.
+    """Yield the rendered frames in order.
 
-    Every frame depends only on its spec, the previous spec (motion blur) and its index (noise), so
-    the video is the same for any number of workers."""
-    import multiprocessing as mp
+    With ``workers`` > 1 and ``build_kwargs`` (the arguments of :func:`build` that made ``frames``),
+    worker processes (:mod:`companion.synth.render_worker`) rebuild the same scene from the seed and
+    render the changing patches of interleaved chunks; this process composes the frames. Every frame
+    depends only on its spec, the previous spec (motion blur) and its index (noise), so the video is
+    the same for any number of workers."""
+    import os
+    import pickle
+    import subprocess
+    import sys
 
     global _JOB
     chunks = [(i, min(i + _CHUNK, len(frames))) for i in range(0, len(frames), _CHUNK)]
@@ -861,13 +850,31 @@ def render_frames(scene: Scene, frames: list[FrameSpec], seed: int, workers: int
         finally:
             _JOB = None
         return
-    ctx = mp.get_context("fork")
-    _JOB = (scene, frames, seed)
-    parent = FrameRenderer(scene, noise_seed=seed)
+    env = dict(os.environ)
+    root = str(Path(__file__).resolve().parents[2])
+    env["PYTHONPATH"] = root + (os.pathsep + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    env["OMP_NUM_THREADS"] = "1"
+    procs = []
     try:
-        with ctx.Pool(workers, initializer=cv2.setNumThreads, initargs=(1,)) as pool:
-            for (a, b), patches in zip(chunks, pool.imap(_patch_chunk, chunks)):
-                for i, patch in zip(range(a, b), patches):
-                    yield parent.compose(frames[i], patch, index=i)
+        for w in range(workers):
+            mine = [list(c) for k, c in enumerate(chunks) if k % workers == w]
+            p = subprocess.Popen([sys.executable, "-m", "companion.synth.render_worker"], stdin=subprocess.PIPE,
+                                 stdout=subprocess.PIPE, env=env)
+            assert p.stdin is not None
+            p.stdin.write((json.dumps({"build": build_kwargs, "chunks": mine}) + "\n").encode())
+            p.stdin.close()
+            procs.append(p)
+        parent = FrameRenderer(scene, noise_seed=seed)
+        for k, (a, b) in enumerate(chunks):
+            p = procs[k % workers]
+            try:
+                patches = pickle.load(p.stdout)  # type: ignore[arg-type]
+            except EOFError:
+                raise RenderError(f"render worker {k % workers} stopped (exit code {p.wait()})") from None
+            for i, patch in zip(range(a, b), patches):
+                yield parent.compose(frames[i], patch, index=i)
     finally:
-        _JOB = None
+        for p in procs:
+            if p.poll() is None:
+                p.kill()
+            p.wait()
