@@ -158,11 +158,14 @@ def plan_game(seed: int, variant: str = "standard", mistakes: int = 0, *, exchan
 # ----------------------------------------------------------------------------------------------
 # visibility
 # ----------------------------------------------------------------------------------------------
-def visible_fraction(cam: Any, quad3d: np.ndarray, occluders3d: Sequence[np.ndarray], ss: int = 4) -> tuple[float, float]:
-    """(visible, inside): fraction of the projected quad not covered by the occluders and inside the image."""
+def visible_fraction(cam: Any, quad3d: np.ndarray, occluders3d: Sequence[np.ndarray], ss: int = 4,
+                     margin_px: float = 0.0) -> tuple[float, float]:
+    """(visible, inside): fraction of the projected quad not covered by the occluders (grown by
+    ``margin_px``, for blur) and inside the image."""
     q = cam.project(quad3d)
-    x0, y0 = np.floor(q.min(0)).astype(int) - 1
-    x1, y1 = np.ceil(q.max(0)).astype(int) + 2
+    pad = int(math.ceil(margin_px)) + 1
+    x0, y0 = np.floor(q.min(0)).astype(int) - pad
+    x1, y1 = np.ceil(q.max(0)).astype(int) + pad + 1
     w, h = (x1 - x0) * ss, (y1 - y0) * ss
     if w <= 0 or h <= 0 or w * h > 4e6:
         return 0.0, 0.0
@@ -178,11 +181,16 @@ def visible_fraction(cam: Any, quad3d: np.ndarray, occluders3d: Sequence[np.ndar
     if ix1 > ix0 and iy1 > iy0:
         cut[iy0:iy1, ix0:ix1] = inside[iy0:iy1, ix0:ix1]
     inside_frac = float(cut.sum()) / total
+    occ_mask = np.zeros_like(m)
     for occ in occluders3d:
         o = cam.project(occ)
         if (o[:, 0].max() < x0 or o[:, 0].min() > x1 or o[:, 1].max() < y0 or o[:, 1].min() > y1):
             continue
-        cv2.fillPoly(cut, [np.round((o - [x0, y0]) * ss).astype(np.int32)], 0)
+        cv2.fillPoly(occ_mask, [np.round((o - [x0, y0]) * ss).astype(np.int32)], 1)
+    if margin_px > 0 and occ_mask.any():
+        k = int(math.ceil(margin_px * ss)) * 2 + 1
+        occ_mask = cv2.dilate(occ_mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+    cut[occ_mask > 0] = 0
     return float(cut.sum()) / total, inside_frac
 
 
@@ -244,7 +252,7 @@ class Director:
         self.moves: list[dict[str, Any]] = []
         self.corrections: list[dict[str, Any]] = []
         self.resting: list[HandItem] = []
-        self.speed = self.rng.uniform(0.85, 1.15)
+        self.speed = self.rng.uniform(0.78, 1.0)  # a brisk player: about 1.5 s a card
 
     # -- frame helpers ---------------------------------------------------------------------------
     def n(self, seconds: float) -> int:
@@ -414,10 +422,16 @@ class Director:
         spec = self.frames[frame]
         occ = list(above)
         for h in ([spec.hand] if spec.hand else []) + list(spec.resting):
-            occ += [p for p, _ in h.polygons()]
+            occ += [p for p, _ in h.polygons() if _ != "crease"]
         occ += [c.corners for c in spec.held]
+        # keep clear of the hand's blur: the lens/defocus blur and the motion blur of this frame
+        margin = 3.0 * self.sc.cam.height / 720
+        prev = self.frames[frame - 1] if frame > 0 else None
+        if spec.hand is not None and prev is not None and prev.hand is not None:
+            g = self.sc.cam.project([[spec.hand.x, spec.hand.y, spec.hand.z], [prev.hand.x, prev.hand.y, prev.hand.z]])
+            margin += 0.5 * float(np.linalg.norm(g[0] - g[1]))
         for q in quads:
-            v, ins = visible_fraction(self.sc.cam, q, occ)
+            v, ins = visible_fraction(self.sc.cam, q, occ, margin_px=margin)
             if v >= 0.95 and ins >= 0.999:
                 return True
         return False
