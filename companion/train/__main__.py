@@ -26,7 +26,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detector-scenes", type=int, default=14_000)
     ap.add_argument("--detector-epochs", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--threads", type=int, default=0,
+                    help="torch threads (default: all cores; 1 is much faster on a machine busy with other work)")
     args = ap.parse_args(argv)
+    if args.threads:
+        import os
+
+        os.environ["COMPANION_TORCH_THREADS"] = str(args.threads)
+        os.environ.setdefault("OMP_WAIT_POLICY", "PASSIVE")
 
     try:
         import torch  # noqa: F401

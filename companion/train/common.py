@@ -31,7 +31,8 @@ def seed_everything(seed: int, threads: int | None = None) -> None:
     random.seed(seed)
     np.random.seed(seed % (2**32))
     torch.manual_seed(seed)
-    torch.set_num_threads(threads or max(1, os.cpu_count() or 1))
+    env = int(os.environ.get("COMPANION_TORCH_THREADS", "0") or 0)
+    torch.set_num_threads(threads or env or max(1, os.cpu_count() or 1))
 
 
 def export_onnx(model, example, path: Path, input_name: str, output_names: list[str],
