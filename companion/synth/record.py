@@ -188,8 +188,8 @@ def visible_fraction(cam: Any, quad3d: np.ndarray, occluders3d: Sequence[np.ndar
             continue
         cv2.fillPoly(occ_mask, [np.round((o - [x0, y0]) * ss).astype(np.int32)], 1)
     if margin_px > 0 and occ_mask.any():
-        k = int(math.ceil(margin_px * ss)) * 2 + 1
-        occ_mask = cv2.dilate(occ_mask, cv2.getStructuringElement(cv2.MORPH_ELLIPSE, (k, k)))
+        dist = cv2.distanceTransform((occ_mask == 0).astype(np.uint8), cv2.DIST_L2, 3)
+        occ_mask = (dist <= margin_px * ss).astype(np.uint8)
     cut[occ_mask > 0] = 0
     return float(cut.sum()) / total, inside_frac
 
@@ -252,6 +252,7 @@ class Director:
         self.moves: list[dict[str, Any]] = []
         self.corrections: list[dict[str, Any]] = []
         self.resting: list[HandItem] = []
+        self.withdrawals = 0
         self.speed = self.rng.uniform(0.78, 1.0)  # a brisk player: about 1.5 s a card
 
     # -- frame helpers ---------------------------------------------------------------------------
@@ -333,7 +334,7 @@ class Director:
         pose = self.stack_top_pose(p)
         grip = self._grip_for(pose)
         tmp = _Held(card, pose, grip)
-        self.hand_to(tmp.grip_xyz(), 0.33 * self._dist_factor(tmp.grip_xyz()))
+        self.hand_to(tmp.grip_xyz(), 0.28 * self._dist_factor(tmp.grip_xyz()))
         self.hand_to(tmp.grip_xyz(), 0.08, arc=0)
         st = self.state.copy()
         st.down[p] -= 1
@@ -362,10 +363,10 @@ class Director:
         g0 = h.grip_xyz()
         tmp = _Held(h.card, (p[0], p[1], a, 70.0, to_phi), h.grip)
         d = g0[:2] - tmp.grip_xyz()[:2]
-        self.cards_to([(p[0] + d[0], p[1] + d[1], a, 70.0, to_phi)], 0.3, arc=15)
+        self.cards_to([(p[0] + d[0], p[1] + d[1], a, 70.0, to_phi)], 0.27, arc=15)
         return start, len(self.frames) - 1
 
-    def _carry_to(self, pose: Pose, seconds: float = 0.38, hesitate: float = 0.0) -> tuple[int, int]:
+    def _carry_to(self, pose: Pose, seconds: float = 0.32, hesitate: float = 0.0) -> tuple[int, int]:
         start = len(self.frames)
         cur = self.held[0].pose
         above = (pose[0], pose[1], pose[2], 30.0, pose[4])
@@ -442,13 +443,16 @@ class Director:
         for f in range(rel, len(self.frames)):
             if self._visible_at(f, quads, above):
                 return f
-        # withdraw until the card shows
-        for _ in range(3):
+        # withdraw towards the resting place, a bit at a time, until the card shows
+        for _ in range(5):
             start = len(self.frames)
-            self.hand_to(self.rest, 0.3)
+            self.hand_to(self.hand_xyz + (self.rest - self.hand_xyz) * 0.5, 0.13, arc=10)
             for f in range(start, len(self.frames)):
                 if self._visible_at(f, quads, above):
+                    self.withdrawals += 1
                     return f
+        self.hand_to(self.rest, 0.2)
+        self.withdrawals += 1
         return len(self.frames) - 1
 
     # -- actions ------------------------------------------------------------------------------------
