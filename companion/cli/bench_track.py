@@ -1,0 +1,156 @@
+"""`companion bench track`: follow rendered games with mistakes and print throughput, latency, accuracy.
+
+Attach with ``bench_app.command("track")(bench_track)`` (see :mod:`companion.cli.bench_cmd`).
+
+* throughput: frames per second of the tracker (motion gate, recogniser, watcher, referee) on one
+  core, amortised over whole games; rendering the frames is timed apart and left out;
+* verdict latency: video milliseconds from the recording's event frame (the card lying still with
+  its corner uncovered) to the frame whose processing gave the verdict, for place/move/return;
+* exact-verdict-sequence rate: games whose (event, verdict) sequence equals the recording's, and the
+  false flags (flags the recording does not have) and missed flags over all games.
+
+The default seeds (from 1000) were never used while developing the watcher.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import time
+from collections import Counter
+from typing import Any, Iterator, Optional
+
+import typer
+
+from ..progress import Progress
+from ._app import fail
+
+
+def _timed(frames: Iterator[Any], clock: list[float]) -> Iterator[Any]:
+    """Yield frames, adding the time spent making them (rendering) to ``clock[0]``."""
+    while True:
+        t0 = time.perf_counter()
+        try:
+            fr = next(frames)
+        except StopIteration:
+            clock[0] += time.perf_counter() - t0
+            return
+        clock[0] += time.perf_counter() - t0
+        yield fr
+
+
+def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int, recogniser: str,
+              variant: str, models: Optional[str] = None, progress: bool | None = None) -> dict[str, Any]:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import cv2
+
+    from ..synth.record import RenderError
+    from ..track import track
+    from ..vision.oracle import RenderedGame
+
+    cv2.setNumThreads(1)
+    rec = None
+    if recogniser in ("auto", "models"):
+        try:
+            from ..vision.recogniser import Recogniser
+
+            rec = Recogniser(models)
+        except Exception as exc:  # noqa: BLE001 - ModelError, onnxruntime errors
+            if recogniser == "models":
+                fail(f"cannot load the recogniser's models: {exc}")
+    kind = "models" if rec is not None else "oracle"
+    per_game = []
+    frames_total, secs_total = 0, 0.0
+    latencies: list[float] = []
+    false_flags = missed_flags = exact = 0
+    s = seed
+    done = 0
+    bar = Progress(games, f"bench track ({kind})", force=progress)
+    while done < games:
+        try:
+            game = RenderedGame(s, resolution=resolution, mistakes=mistakes, variant=variant)
+        except (RenderError, ValueError):
+            s += 1
+            continue
+        recognise = (lambda f, r=rec: r(f.image)) if rec is not None else game.oracle
+        render_clock = [0.0]
+        t0 = time.perf_counter()
+        res = track(_timed(game.frames(), render_clock), recognise, layout=game.layout, variant=variant)
+        secs = time.perf_counter() - t0 - render_clock[0]
+        got = [(ln["event"], ln["verdict"], ln["frame"]) for ln in res.events() if ln["verdict"] != "ask"]
+        want = [(e["event"], e["verdict"], e["frame"]) for e in game.truth["events"]]
+        ok = [(a, b) for a, b, _ in got] == [(a, b) for a, b, _ in want]
+        exact += ok
+        gf = Counter(v for _, v, _ in got if v != "ok")
+        wf = Counter(v for _, v, _ in want if v != "ok")
+        false_flags += sum((gf - wf).values())
+        missed_flags += sum((wf - gf).values())
+        # latency: the k-th put-down event of each kind in both sequences
+        for kind_ in ("place", "move", "return"):
+            g = [f for e, _, f in got if e[0] == kind_]
+            w = [f for e, _, f in want if e[0] == kind_]
+            for a, b in zip(g, w):
+                latencies.append((a - b) / game.fps * 1000.0)
+        frames_total += res.frames
+        secs_total += secs
+        per_game.append({"seed": s, "frames": res.frames, "fps": round(res.frames / max(secs, 1e-9), 1),
+                         "exact": ok, "events": len(want), "asks": res.asks,
+                         "flags": dict(gf), "truth_flags": dict(wf), "outcome_ok": res.outcome == (
+                             {k: game.truth["outcome"][k] for k in ("won", "face_up", "last_card")}
+                             if game.truth["outcome"] else "unfinished")})
+        done += 1
+        s += 1
+        bar.update(1)
+    bar.close()
+    lat = sorted(latencies)
+    return {
+        "recogniser": kind, "games": games, "first_seed": seed, "resolution": f"{resolution[0]}x{resolution[1]}",
+        "mistakes_per_game": mistakes, "variant": variant,
+        "throughput_fps": round(frames_total / max(secs_total, 1e-9), 1), "threads": 1,
+        "latency_ms": {"median": round(statistics.median(lat), 1) if lat else None,
+                       "p95": round(lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
+                       "max": round(lat[-1], 1) if lat else None, "events": len(lat)},
+        "exact_sequence_rate": round(exact / games, 3), "exact_games": exact,
+        "false_flags": false_flags, "missed_flags": missed_flags,
+        "per_game": per_game,
+    }
+
+
+def bench_track(
+    games: int = typer.Option(5, "--games", help="rendered games to follow"),
+    seed: int = typer.Option(1000, "--seed", help="first seed (from 1000: never used in development)"),
+    resolution: str = typer.Option("1280x720", "--resolution", help="frame size, WxH"),
+    mistakes: int = typer.Option(3, "--mistakes", help="mistakes per game (each kind in turn)"),
+    variant: str = typer.Option("standard", "--variant", help="standard or watch"),
+    recogniser: str = typer.Option("auto", "--recogniser", help="auto (models if trained, else oracle), models, oracle"),
+    models: Optional[str] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+) -> None:
+    """Throughput (frames/s, one core), verdict latency and exact-verdict-sequence rate over rendered games."""
+    try:
+        w, h = (int(v) for v in resolution.lower().split("x"))
+    except ValueError:
+        fail(f"--resolution must look like 1280x720, got {resolution!r}")
+    if games < 1:
+        fail(f"--games must be at least 1, got {games}")
+    if variant not in ("standard", "watch"):
+        fail(f"--variant must be standard or watch, got {variant!r}")
+    if recogniser not in ("auto", "models", "oracle"):
+        fail(f"--recogniser must be auto, models or oracle, got {recogniser!r}")
+    r = run_bench(games, seed, (w, h), mistakes, recogniser, variant, models)
+    if as_json:
+        print(json.dumps(r))
+        return
+    print(f"Tracker benchmark: {r['games']} rendered games from seed {r['first_seed']}, {r['resolution']}, "
+          f"{r['mistakes_per_game']} mistakes each, {r['variant']}, {r['recogniser']} recogniser")
+    print(f"  throughput: {r['throughput_fps']} frames/s on one core (rendering excluded)")
+    lat = r["latency_ms"]
+    print(f"  verdict latency after the card settles: median {lat['median']} ms, p95 {lat['p95']} ms, "
+          f"max {lat['max']} ms ({lat['events']} put-downs)")
+    print(f"  exact verdict sequence: {r['exact_games']}/{r['games']} games ({r['exact_sequence_rate'] * 100:.0f}%); "
+          f"false flags {r['false_flags']}, missed flags {r['missed_flags']}")
+    for g in r["per_game"]:
+        print(f"    seed {g['seed']}: {g['frames']} frames, {g['fps']} fps, exact {g['exact']}, "
+              f"outcome {'ok' if g['outcome_ok'] else 'WRONG'}, asks {g['asks']}, flags {g['flags']} "
+              f"(truth {g['truth_flags']})")

@@ -1,0 +1,579 @@
+"""The watcher: turns camera frames into observation events (what the referee judges).
+
+Per frame it runs the cheap :class:`~companion.vision.motion.MotionGate`; the recogniser runs when the
+scene has just settled, every ``settled_every`` frames while it stays settled, and every
+``moving_every`` frames while it moves (a card is read in the hand, and the wrong-source mistake is
+only visible while the card is held). From the recognitions it keeps a table model (the face-up
+cards lying on the table, :mod:`companion.vision.table_model`) and a *hand track*: the one face-up
+card not explained by the table model (the card being played or moved).
+
+Events it produces (the referee's forms, :mod:`companion.rules.events`):
+
+* ``["turn", p]`` + ``["see", card]``: a new card is read in the hand. The pile it came from is where
+  the card was first seen lifted face down (the earliest face-down card seen off every stack, put
+  back on the table with :class:`~companion.vision.table_model.ViewGeometry`), else where its face
+  was first seen. Never from the pile the card goes to.
+* ``["place", q, "under"|"top"]``: the hand card lies still at a lying position of pile ``q``.
+* ``["move", card, q, side]``: a card of the table model was picked up and lies still elsewhere.
+* ``["return", q]``: the hand card vanished (turned face down) without being put down face up.
+* ``["exchange", p]``: Watch, with the exchange possible: the last king was picked up and vanished
+  face down at pile ``p``; the next card read needs no ``turn``.
+* ``["ask", q]``: a card lies at pile ``q`` but cannot be read with confidence: show its corner.
+
+Hysteresis: a reading is believed when ``agree`` of the last ``window`` readings of the card agree;
+a card the game already has face up elsewhere cannot be read again (the caller passes the set of
+face-up cards as plain data: :class:`GameView`). The watcher never uses the pile a card goes to as
+evidence of what the card is.
+"""
+
+from __future__ import annotations
+
+import math
+from collections import Counter, deque
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import cv2
+import numpy as np
+
+from ..cards import CENTRE, Card, Rank
+from .detections import Detections
+from .layout import CARD_ASPECT, Layout
+from .motion import MotionParams, small_grey
+from .table_model import TableCard, TableModel, ViewGeometry, quad_sizes
+
+__all__ = ["WatcherParams", "GameView", "Observation", "Watcher"]
+
+
+@dataclass(frozen=True)
+class WatcherParams:
+    """Watcher settings; invalid values raise ``ValueError`` naming the setting and its range."""
+
+    moving_every: int = 3  # recognise every Nth frame while the scene moves
+    settled_every: int = 15  # and every Nth frame while it stays settled
+    window: int = 3  # readings considered for a belief
+    agree: int = 2  # of which this many must name the same card
+    min_confidence: float = 0.9  # readings below this count as unknown
+    still_tolerance: float = 0.04  # card heights: a lying card moves less than this between recognitions
+    still_reads: int = 2  # recognitions in a row at one place make a card lying still
+    max_lying_scale: float = 1.07  # a card looking bigger than this (x a lying card there) is held up
+    top_radius: float = 0.17  # card heights along the fan: a card this close to the stack centre may lie on top
+    vanish_reads: int = 4  # recognitions without the hand card before it counts as turned face down
+    ask_after_s: float = 1.5  # a card lying unread this long gives an "ask"
+    side_wait: int = 5  # recognitions a card close to a stack that stays hidden lies before it counts as on top
+    off_stack: float = 0.15  # card heights: a face-down card this far from every stack is held
+    change_level: int = 6  # grey levels: a pixel of the small motion image changed by more than this...
+    change_pixels: int = 3  # ...in more than this many pixels: the frame moved
+    settle_frames: int = 3  # frames without change before the scene counts as settled
+    motion: MotionParams = field(default_factory=MotionParams)  # size and blur of the motion image
+
+    def __post_init__(self) -> None:
+        def check(name: str, ok: bool, rng: str) -> None:
+            if not ok:
+                raise ValueError(f"watcher {name} must be {rng}, got {getattr(self, name)!r}")
+
+        check("moving_every", isinstance(self.moving_every, int) and 1 <= self.moving_every <= 30, "1..30")
+        check("settled_every", isinstance(self.settled_every, int) and 1 <= self.settled_every <= 300, "1..300")
+        check("window", isinstance(self.window, int) and 1 <= self.window <= 10, "1..10")
+        check("agree", isinstance(self.agree, int) and 1 <= self.agree <= self.window, f"1..window ({self.window})")
+        check("min_confidence", 0.0 < self.min_confidence < 1.0, "between 0 and 1")
+        check("still_tolerance", 0.0 < self.still_tolerance <= 0.5, "in (0, 0.5] card heights")
+        check("still_reads", isinstance(self.still_reads, int) and 2 <= self.still_reads <= 20, "2..20")
+        check("max_lying_scale", 1.0 < self.max_lying_scale <= 2.0, "in (1, 2]")
+        check("top_radius", 0.0 < self.top_radius < 1.0, "in (0, 1) card heights")
+        check("vanish_reads", isinstance(self.vanish_reads, int) and 1 <= self.vanish_reads <= 50, "1..50")
+        check("side_wait", isinstance(self.side_wait, int) and 1 <= self.side_wait <= 100, "1..100")
+        check("ask_after_s", 0.0 < self.ask_after_s <= 60.0, "in (0, 60] seconds")
+        check("off_stack", 0.0 < self.off_stack < 1.0, "in (0, 1) card heights")
+        check("change_level", isinstance(self.change_level, int) and 1 <= self.change_level <= 255, "1..255")
+        check("change_pixels", isinstance(self.change_pixels, int) and 0 <= self.change_pixels, ">= 0")
+        check("settle_frames", isinstance(self.settle_frames, int) and 1 <= self.settle_frames <= 300, "1..300")
+        if not isinstance(self.motion, MotionParams):
+            raise ValueError("watcher motion must be a MotionParams")
+
+
+@dataclass(frozen=True)
+class GameView:
+    """What the watcher is told about the game (plain data from the caller, e.g. the referee)."""
+
+    face_up: frozenset = frozenset()  # cards face up on the table or in the hand
+    expected_pile: int | None = CENTRE  # the pile play is at (for messages; never evidence)
+    exchange_possible: bool = False  # Watch: the fourth king may be exchanged now
+    last_king: Card | None = None
+    face_down: dict | None = None  # pile -> face-down cards left (None: unknown)
+
+
+@dataclass
+class Observation:
+    """One observation: ``event`` is the referee's list form, or ``["ask", pile]``."""
+
+    frame: int
+    time_s: float
+    event: list[Any]
+    confidence: float | None = None
+    note: str = ""
+
+    @property
+    def is_ask(self) -> bool:
+        return self.event[0] == "ask"
+
+
+@dataclass
+class _Sighting:
+    frame: int
+    time_s: float
+    card: Card | None
+    conf: float
+    centre: np.ndarray
+    height: float  # size: sqrt of the quad's area
+    aspect: float = 0.0  # short side / long side of the quad (0: unknown)
+
+
+@dataclass
+class _Hand:
+    """The card being played or moved, seen face up off the table model."""
+
+    first_frame: int
+    reads: deque = field(default_factory=lambda: deque(maxlen=10))
+    sightings: list[_Sighting] = field(default_factory=list)
+    card: Card | None = None  # believed identity
+    confidence: float = 0.0
+    from_table: Card | None = None  # a table card being moved
+    announced: bool = False  # turn/see (or exchange/see) emitted
+    source: int | None = None
+    missing: int = 0
+    still: int = 0  # recognitions in a row lying still
+    lying_at: tuple[int, str] | None = None
+    last_pos: tuple[int, str] | None = None  # lying position of the last sighting
+    lying_since: float | None = None
+    asked: bool = False
+    fd_piles: list[int] = field(default_factory=list)  # located piles of face-down sightings before the face
+    stack_seen: int = 0  # recognitions, while lying still, where the stack of its pile showed
+    lying_reads: int = 0  # recognitions lying still at lying_at
+
+    @property
+    def last(self) -> _Sighting:
+        return self.sightings[-1]
+
+
+class ChangeGate:
+    """Moving or settled, from the number of changed pixels in a small blurred grey image.
+
+    (The mean difference of :class:`~companion.vision.motion.MotionGate` hardly moves when one hand
+    crosses a whole table: 0.2-0.5 grey levels at 1280x720, under its noise thresholds; a count of
+    changed pixels is 0 on still frames and tens to hundreds while a hand moves.)"""
+
+    def __init__(self, params: "WatcherParams") -> None:
+        self.p = params
+        self.prev: np.ndarray | None = None
+        self.still = 0
+        self.settled = False
+        self.just_settled = False
+        self.changed = 0
+
+    def update(self, image: np.ndarray) -> bool:
+        """Feed a frame; True when the scene is settled."""
+        m = self.p.motion
+        g = small_grey(image, m.width, m.blur)
+        self.just_settled = False
+        if self.prev is None or self.prev.shape != g.shape:
+            self.prev, self.still, self.settled = g, 0, False
+            return False
+        diff = cv2.absdiff(g, self.prev)
+        self.prev = g
+        self.changed = int(np.count_nonzero(diff > self.p.change_level))
+        if self.changed > self.p.change_pixels:
+            self.still = 0
+            self.settled = False
+        else:
+            self.still += 1
+            if not self.settled and self.still >= self.p.settle_frames:
+                self.settled = True
+                self.just_settled = True
+        return self.settled
+
+
+class Watcher:
+    """``Watcher(layout, recognise)``; call :meth:`update` with each frame and the :class:`GameView`.
+
+    ``recognise(frame) -> Detections`` is given the :class:`~companion.vision.sources.Frame` (wrap a
+    :class:`~companion.vision.recogniser.Recogniser` as ``lambda f: rec(f.image)``)."""
+
+    def __init__(self, layout: Layout, recognise: Callable[[Any], Detections],
+                 params: WatcherParams | None = None) -> None:
+        self.params = params or WatcherParams()
+        self.recognise = recognise
+        self.gate = ChangeGate(self.params)
+        self.table = TableModel()
+        self.hand: _Hand | None = None
+        self.fd_recent: deque = deque(maxlen=12)  # (frame, pile) of face-down cards seen off the stacks
+        self.recognitions = 0
+        self.frames = 0
+        self._since_recognition = 10 ** 9
+        self._exchange_pending = False  # an exchange was seen: the next card needs no turn
+        self._stacks_seen: set[int] = set()
+        self._view: GameView | None = None
+        self.set_layout(layout)
+
+    # -- layout ------------------------------------------------------------------------------------
+    def set_layout(self, layout: Layout) -> None:
+        """Use a new layout (after re-registration): table positions move with it."""
+        old = getattr(self, "layout", None)
+        self.layout = layout
+        self.geometry = ViewGeometry(layout)
+        self.h = float(np.median(layout.pile_card_h))
+        self.stack_size = self.geometry.sizes.copy()
+        self.stack_aspect = np.full(13, CARD_ASPECT)
+        self._sizes_seen = np.zeros(13, bool)
+        if old is not None:
+            for tc in self.table:
+                p = tc.pile
+                tc.centre = (tc.centre - old.centres[p - 1]) + layout.centres[p - 1]
+
+    # -- per frame ---------------------------------------------------------------------------------
+    def update(self, frame: Any, view: GameView | None = None) -> list[Observation]:
+        """Feed one frame; returns the observations it completes (usually none)."""
+        view = view or GameView()
+        self._view = view
+        self.frames += 1
+        settled = self.gate.update(frame.image)
+        p = self.params
+        self._since_recognition += 1
+        due = (self.gate.just_settled
+               or (settled and self._since_recognition >= p.settled_every)
+               or (not settled and self._since_recognition >= p.moving_every))
+        if not due:
+            return []
+        self._since_recognition = 0
+        dets = self.recognise(frame)
+        self.recognitions += 1
+        return self._observe(frame.index, float(frame.time_s), dets, view)
+
+    def finish(self, index: int, time_s: float) -> list[Observation]:
+        """At the end of the source: a hand card last seen lying at a pile is put down there."""
+        h = self.hand
+        if h is not None:
+            h.missing = max(h.missing, 1)
+            down = self._put_down_at(h)
+            if down is not None:
+                h.lying_at = down
+                return self._place(h, index, time_s)
+        return []
+
+    # -- one recognition ---------------------------------------------------------------------------
+    def _pile_h(self, pile: int) -> float:
+        return float(self.layout.pile_card_h[pile - 1])
+
+    def _read(self, dets: Detections, i: int) -> tuple[Card | None, float]:
+        card = dets.card(i)
+        conf = dets.confidence(i)
+        if card is None or conf < self.params.min_confidence:
+            return None, conf
+        return card, conf
+
+    def _observe(self, index: int, t: float, dets: Detections, view: GameView) -> list[Observation]:
+        p = self.params
+        out: list[Observation] = []
+        up = [i for i in range(len(dets)) if dets.face_up[i]]
+        centres = dets.centres.astype(np.float64) if len(dets) else np.zeros((0, 2))
+        heights = quad_sizes(dets.quads) if len(dets) else np.zeros(0)
+        aspects = _aspects(dets.quads) if len(dets) else np.zeros(0)
+        reads = {i: self._read(dets, i) for i in up}
+        self._learn_stack_sizes(dets, centres, heights, aspects)
+        # 1. face-up detections explained by the table model
+        explained: set[int] = set()
+        seen_table: set[Card] = set()
+        for tc in self.table:
+            best, best_d = None, math.inf
+            for i in up:
+                if i in explained:
+                    continue
+                d = float(np.linalg.norm(centres[i] - tc.centre)) / self._pile_h(tc.pile)
+                card = reads[i][0]
+                if d < 0.12 and (card is None or card == tc.card or d < 0.05) and d < best_d:
+                    best, best_d = i, d
+            if best is not None:
+                explained.add(best)
+                seen_table.add(tc.card)
+                tc.last_seen = index
+                tc.missing = 0
+            else:
+                tc.missing += 1
+        # 2. face-down cards off every stack: a card lifted face down
+        self._stacks_seen = set()
+        for i in range(len(dets)):
+            if dets.face_up[i]:
+                continue
+            dist = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
+            if float(dist.min()) < 0.12:
+                self._stacks_seen.add(int(np.argmin(dist)) + 1)
+            if float(dist.min()) > p.off_stack:
+                g, _ = self.geometry.ground(centres[i], heights[i])
+                self.fd_recent.append((index, self._pile_at(g)))
+        # 3. the hand card, and maybe the next one
+        cand = [i for i in up if i not in explained]
+        h = self.hand
+        mine: int | None = None
+        if h is not None and cand:
+            same = [i for i in cand if h.card is not None and reads[i][0] == h.card]
+            if same:
+                mine = min(same, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
+            else:
+                near = [i for i in cand if reads[i][0] is None or h.card is None]
+                near = [i for i in near if float(np.linalg.norm(centres[i] - h.last.centre)) < 1.5 * self.h]
+                if near:
+                    mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
+        if h is not None and mine is not None:
+            out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
+                               aspects[mine])
+        elif h is not None:
+            h.missing += 1
+            down = self._put_down_at(h)
+            if down is not None and h.lying_at is not None and h.missing >= p.side_wait:
+                out += self._place(h, index, t)  # it lay still at a pile, covered since: put down
+            elif down is not None and h.lying_at is None and h.missing >= 3 * p.vanish_reads:
+                h.lying_at = down  # slid beneath (or onto) a pile and covered since
+                out += self._place(h, index, t)
+            elif down is None and h.missing >= p.vanish_reads:
+                out += self._vanished(h, index, t, view)
+        others = [i for i in cand if i != mine]
+        if others and (self.hand is None or self._put_down_at(self.hand) is not None):
+            # a new card in the hand; a hand card lying at a pile is put down
+            if self.hand is not None:
+                self.hand.lying_at = self._put_down_at(self.hand)
+                out += self._place(self.hand, index, t, "newcard")
+            i = max(others, key=lambda i: (reads[i][0] is not None, dets.confidence(i)))
+            h = self.hand = _Hand(first_frame=index)
+            h.fd_piles = [pl for f, pl in self.fd_recent if pl is not None and f >= index - 45]
+            out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i])
+        return out
+
+    def _learn_stack_sizes(self, dets: Detections, centres: np.ndarray, sizes: np.ndarray,
+                           aspects: np.ndarray) -> None:
+        """Face-down stacks seen where the layout has them: the card size of each pile (sqrt area)."""
+        changed = False
+        for i in range(len(dets)):
+            if dets.face_up[i]:
+                continue
+            d = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
+            k = int(np.argmin(d))
+            if d[k] < 0.1:
+                self.stack_size[k] = 0.7 * self.stack_size[k] + 0.3 * sizes[i] if self._sizes_seen[k] else sizes[i]
+                self.stack_aspect[k] = (0.7 * self.stack_aspect[k] + 0.3 * aspects[i] if self._sizes_seen[k]
+                                        else aspects[i])
+                self._sizes_seen[k] = True
+                changed = True
+        if changed and self.recognitions % 5 == 1:
+            self.geometry.set_sizes(self.stack_size)
+
+    def _put_down_at(self, h: _Hand) -> tuple[int, str] | None:
+        """Where the hand card lies, if it was last seen lying at a pile (still, or slid beneath one)."""
+        if not (h.announced or h.from_table is not None):
+            return None
+        if h.lying_at is not None:
+            return h.lying_at
+        if h.missing > 0 and h.last_pos is not None:
+            return h.last_pos
+        return None
+
+    def _track(self, h: _Hand, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
+               height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0) -> list[Observation]:
+        p = self.params
+        out: list[Observation] = []
+        card, conf = read
+        h.missing = 0
+        s = _Sighting(index, t, card, conf, centre, height, aspect)
+        moved = float(np.linalg.norm(s.centre - h.last.centre)) / self.h if h.sightings else math.inf
+        h.sightings.append(s)
+        h.reads.append(card)
+        self._believe(h, view, seen_table)
+        out += self._announce(h, index, t, view)
+        pos = self._lying_position(s)
+        stays = pos is not None and moved < p.still_tolerance and (h.lying_at is None or h.lying_at[0] == pos[0])
+        if h.lying_at is not None and not stays and (h.announced or h.from_table is not None):
+            # it lay at a pile and moves again: it was put down there, and is being picked up
+            card = h.from_table or h.card
+            out += self._place(h, index, t, "pickup")
+            h = self.hand = _Hand(first_frame=index, card=card, from_table=card, announced=True,
+                                  confidence=h.confidence)
+            h.sightings.append(s)
+            h.reads.append(s.card)
+        h.last_pos = pos
+        if stays:
+            h.still += 1
+        else:
+            h.still = 1 if pos is not None else 0
+            h.lying_at = None
+            h.lying_since = None
+            h.stack_seen = 0
+        if pos is not None and pos[0] in self._stacks_seen:
+            h.stack_seen += 1
+        if h.still >= p.still_reads and pos is not None:
+            if h.lying_at is None:
+                h.lying_at = pos
+                h.lying_since = t
+                h.lying_reads = 0
+            h.lying_reads += 1
+            # beneath, far out, or close to the stack while the stack shows: put down now; close to the
+            # stack and the stack hidden: on top of it, once it has stayed hidden a while
+            if pos[1] == "under" or h.stack_seen > 0 or h.lying_reads >= p.side_wait:
+                out += self._try_place(h, index, t)
+        return out
+
+    # -- helpers -----------------------------------------------------------------------------------
+    def _turning(self, s: _Sighting, pile: int) -> bool:
+        """A quad much narrower (or wider) than a card lying at ``pile`` looks: a card turning over."""
+        return bool(s.aspect) and abs(s.aspect / float(self.stack_aspect[pile - 1]) - 1.0) > 0.2
+
+    def _along(self, q: int, point: np.ndarray) -> float:
+        """How far out from pile ``q``'s stack centre ``point`` lies (card heights, along the fan)."""
+        d = np.asarray(point, np.float64) - self.layout.centres[q - 1]
+        return float(d @ self.layout.outward[q - 1]) / self._pile_h(q)
+
+    def _pile_at(self, point: np.ndarray) -> int | None:
+        q = self.layout.locate(point)
+        if q is not None:
+            return q
+        d = np.linalg.norm(self.layout.centres - np.asarray(point), axis=1) / self.layout.pile_card_h
+        k = int(np.argmin(d))
+        return k + 1 if d[k] < 1.2 else None
+
+    def _lying_position(self, s: _Sighting) -> tuple[int, str] | None:
+        """(pile, side) if a card seen like this could be lying at a pile, else None."""
+        q = self.layout.locate(s.centre)
+        if q is None:
+            return None
+        c = self.layout.centres[q - 1]
+        u = self.layout.outward[q - 1]
+        hq = self._pile_h(q)
+        d = s.centre - c
+        along = float(d @ u) / hq
+        across = abs(float(d[0] * u[1] - d[1] * u[0])) / hq
+        # size: like a card lying there (the stack's own size, with the view's trend outward)
+        expect = self.geometry.pile_size_at(q, s.centre)
+        if s.height > self.params.max_lying_scale * expect:
+            return None
+        if self._turning(s, q):
+            return None  # turning over (foreshortened): not lying
+        if abs(along) < self.params.top_radius and across < 0.2:
+            return q, "top"
+        n_under = sum(1 for tc in self.table.on_pile(q) if tc.side == "under")
+        if along >= self.params.top_radius and across < 0.2 and along < 0.3 * (n_under + 1) + 0.3:
+            return q, ("near" if along < 0.35 and across < 0.3 else "under")
+        return None
+
+    def _believe(self, h: _Hand, view: GameView, seen_table: set[Card]) -> None:
+        p = self.params
+        recent = [c for c in list(h.reads)[-p.window:] if c is not None]
+        if not recent:
+            return
+        card, n = Counter(recent).most_common(1)[0]
+        if n < p.agree:
+            return
+        if h.card is not None and card != h.card and h.announced:
+            return  # keep the first belief (a later disagreement is a misread)
+        if card in self.table and card not in seen_table:
+            h.from_table = card  # a table card picked up: a move
+        elif card in self.table or (card in view.face_up and not h.announced and card != h.card):
+            return  # already face up elsewhere: cannot be this card
+        h.card = card
+        h.confidence = max((s.conf for s in h.sightings if s.card == card), default=0.0)
+
+    def _announce(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation]:
+        if h.card is None or h.announced or h.from_table is not None:
+            return []
+        h.announced = True
+        out = []
+        if self._exchange_pending:
+            self._exchange_pending = False
+        else:
+            h.source = self._source(h)
+            out.append(Observation(index, t, ["turn", h.source], None, "taken"))
+        out.append(Observation(index, t, ["see", str(h.card)], round(h.confidence, 3), "read in the hand"))
+        return out
+
+    def _source(self, h: _Hand) -> int:
+        if h.fd_piles:
+            return h.fd_piles[0]
+        s = h.sightings[0]
+        g, _ = self.geometry.ground(s.centre, s.height)
+        q = self._pile_at(g)
+        if q is None:
+            d = np.linalg.norm(self.layout.centres - g, axis=1)
+            q = int(np.argmin(d)) + 1
+        return q
+
+    def _try_place(self, h: _Hand, index: int, t: float) -> list[Observation]:
+        """The hand card lies still at a pile: put down if known, else ask after a while."""
+        if h.from_table is not None or (h.card is not None and h.announced):
+            return self._place(h, index, t, "seen")
+        if not h.asked and h.lying_since is not None and t - h.lying_since >= self.params.ask_after_s:
+            h.asked = True
+            q = h.lying_at[0] if h.lying_at else None
+            return [Observation(index, t, ["ask", q], None, "cannot read the card lying there")]
+        return []
+
+    def _place(self, h: _Hand, index: int, t: float, how: str = "timeout") -> list[Observation]:
+        """Put the hand card down at ``h.lying_at``. Close to a stack, beneath or on top? Beneath when the
+        stack showed while it lay there (a card on top hides it), or when the next card is taken; on top
+        when it is picked up again at once (the child corrects it); else by how close it lies."""
+        assert h.lying_at is not None
+        q, side = h.lying_at
+        if side in ("near", "top"):
+            down = (self._view.face_down or {}).get(q) if self._view is not None else None
+            if h.stack_seen > 0 or down == 0 or how == "newcard":
+                side = "under"
+            elif how == "pickup":
+                side = "top"
+            else:
+                side = "top" if self._along(q, h.last.centre) < self.params.top_radius else "under"
+        s = next((x for x in reversed(h.sightings) if x.card in (h.card, None)), h.last)
+        self.hand = None
+        self.fd_recent.clear()
+        if h.from_table is not None:
+            old = self.table.cards.get(h.from_table)
+            if old is not None and old.pile == q and old.side == side:
+                old.centre = s.centre.copy()  # picked up and put back (or its place re-read): no event
+                return []
+            self.table.put(TableCard(h.from_table, q, side, s.centre.copy(), index, index))
+            return [Observation(index, t, ["move", str(h.from_table), q, side], round(h.confidence, 3), "moved")]
+        if h.card is None:
+            return []
+        self.table.put(TableCard(h.card, q, side, s.centre.copy(), index, index))
+        return [Observation(index, t, ["place", q, side], round(h.confidence, 3), "put down")]
+
+    def _vanished(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation]:
+        """The hand card has not been seen for a while: turned face down (returned or exchanged)?"""
+        last = h.last
+        g, _ = self.geometry.ground(last.centre, last.height)
+        after = [pl for f, pl in self.fd_recent if f > last.frame and pl is not None]
+        flipping = self._turning(last, self._pile_at(g) or 13)
+        q = after[-1] if after else self._pile_at(g)
+        if q is None:
+            q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
+        if h.from_table is not None:
+            king = h.from_table
+            if view.exchange_possible and king.rank is Rank.KING and (after or flipping):
+                self.hand = None
+                self.fd_recent.clear()
+                self.table.remove(king)
+                self._exchange_pending = True
+                return [Observation(index, t, ["exchange", q], None, "the king exchanged")]
+            if h.missing >= 10 * self.params.vanish_reads:
+                self.hand = None  # a table card out of sight for long: keep it where it was
+            return []
+        if not h.announced:
+            self.hand = None  # never read: forget it
+            return []
+        if after or flipping:
+            self.hand = None
+            self.fd_recent.clear()
+            return [Observation(index, t, ["return", q], None, "put back face down")]
+        return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
+
+def _aspects(quads: np.ndarray) -> np.ndarray:
+    """Short side over long side of each quad (mean of opposite sides)."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    a = (np.linalg.norm(q[:, 1] - q[:, 0], axis=1) + np.linalg.norm(q[:, 2] - q[:, 3], axis=1)) / 2
+    b = (np.linalg.norm(q[:, 3] - q[:, 0], axis=1) + np.linalg.norm(q[:, 2] - q[:, 1], axis=1)) / 2
+    return np.minimum(a, b) / np.maximum(np.maximum(a, b), 1e-9)
