@@ -216,3 +216,17 @@ def test_render_command_writes_video_and_truth(tmp_path):
     truth = json.loads((tmp_path / "truth.json").read_text())
     assert truth["fps"] == 15 and truth["resolution"] == [320, 180] and truth["truncated"]
     assert (tmp_path / "game.mp4").stat().st_size > 1000
+
+
+def test_hesitations_and_resting_hands_are_not_flagged(full_games):
+    seen_rest = seen_hes = 0
+    for (_, _, truth) in full_games.values():
+        for a, b in truth["rests"]:
+            seen_rest += 1
+            assert not [e for e in truth["events"] if a <= e["frame"] <= b]
+        for h in truth["hesitations"]:
+            seen_hes += 1
+            a, b = h["carry"]
+            assert h["seconds"] >= 1.0 and b - a >= truth["fps"]
+            assert all(e["verdict"] == "ok" for e in truth["events"] if a <= e["frame"] <= b)
+    assert seen_rest and seen_hes
