@@ -66,7 +66,11 @@ def render_sheet(out: str | Path, configs: Sequence[tuple[int, str, str, int, in
         img = sc.photo.jpeg(img)
         # a native-resolution crop around the hand (or the layout)
         spec = d.frames[f]
-        if spec.resting:
+        place = [e for e in d.events if e["event"][0] == "place" and e["frame"] == f]
+        if kind == "place" and place:
+            pos = sc.layout.pos[place[0]["event"][1]] + sc.layout.out[place[0]["event"][1]] * 30
+            c = sc.cam.project([[float(pos[0]), float(pos[1]), 0]])[0]
+        elif spec.resting:
             c = sc.cam.project([[spec.resting[0].x * 0.8, spec.resting[0].y * 0.8, 0]])[0]
         elif spec.hand is not None:
             c = sc.cam.project([[spec.hand.x * 0.6, spec.hand.y * 0.6, 0]])[0]
