@@ -13,6 +13,7 @@ from . import rules_cmds  # noqa: F401,E402  check-deal, referee
 from . import simulate_cmd  # noqa: F401,E402  simulate
 from . import practice_cmd  # noqa: F401,E402  practice, demo
 from . import decks_cmd  # noqa: F401,E402  decks
+from . import render_cmd  # noqa: F401,E402  render
 from . import vision_cmds  # noqa: F401,E402  recognise
 from . import bench_cmd  # noqa: F401,E402  bench ...
 from . import calibrate_cmd  # noqa: F401,E402  calibrate, mat
