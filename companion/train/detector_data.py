@@ -312,6 +312,7 @@ def _splat(heat: np.ndarray, weight: np.ndarray, reg: np.ndarray, reg_mask: np.n
     sl = (slice(max(0, iy - r), min(gh, iy + r + 1)), slice(max(0, ix - r), min(gw, ix + r + 1)))
     if vis >= VISIBLE_POSITIVE:
         heat[sl] = np.maximum(heat[sl], g)
+        heat[iy, ix] = 1.0  # the peak cell is the positive of the focal loss (exactly 1)
         for dy in (-1, 0, 1):
             for dx in (-1, 0, 1):
                 x, y = ix + dx, iy + dy

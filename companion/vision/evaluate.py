@@ -155,8 +155,13 @@ def evaluate_real_dev(recognise: Callable[[np.ndarray], Detections], root: Path,
         if frame is None:
             continue
         card = Card.parse(row["rank"] + row["suit"])
-        box = tuple(float(row[k]) for k in ("x0", "y0", "x1", "y1"))
-        corners = [{"point": (x, y), "visible": 1.0, "index_h": r} for x, y, r in _index_points_from_box(box)]
+        if all(row.get(k) for k in ("x0", "y0", "x1", "y1")):
+            box = tuple(float(row[k]) for k in ("x0", "y0", "x1", "y1"))
+            points = _index_points_from_box(box)
+        else:  # no box labelled: the photo's one card may be anywhere in it
+            h, w = frame.shape[:2]
+            points = [(w / 2, h / 2, float(np.hypot(w, h)))]
+        corners = [{"point": (x, y), "visible": 1.0, "index_h": r} for x, y, r in points]
         dets = recognise(frame)
         # only detections inside the card's box are about this card; anything else is a false find
         dutch_court = "minemaarten" in folder and row["rank"] in ("J", "Q", "K")
