@@ -23,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
+import cv2
 import numpy as np
 
 from .cards import Card
@@ -63,6 +64,7 @@ class TrackResult:
     seconds: float = 0.0
     layout: Layout | None = None
     asks: int = 0
+    reregistrations: int = 0
 
     def events(self) -> list[dict[str, Any]]:
         return [ln for ln in self.lines if "event" in ln]
@@ -148,9 +150,11 @@ def track(source: Any, recognise: Callable[[Any], Detections], *, layout: Layout
             if tracker is None:
                 tracker = LayoutTracker(img, watcher.layout)
             else:
-                moved = tracker.check(img)
+                moved = _reregister(tracker, watcher, frame)
                 if moved is not None:
                     watcher.set_layout(moved)
+                    tracker = LayoutTracker(img, moved)
+                    res.reregistrations += 1
         for ob in obs:
             _judge(ref, ob, out, res)
         if ref.is_over() and ref.card_in_hand is None and not ref.can_exchange():
@@ -184,6 +188,25 @@ def track(source: Any, recognise: Callable[[Any], Detections], *, layout: Layout
     res.seconds = time.perf_counter() - t0
     _ = over_at
     return res
+
+
+def _reregister(tracker: LayoutTracker, watcher: Watcher, frame: Any) -> Layout | None:
+    """The moved layout when the view moved since the tracker's reference frame, else None. A move
+    must also fit the face-down stacks the recogniser sees better than the current layout (a hand
+    resting over the table can fool the feature matching)."""
+    M = tracker.estimate(frame.image)
+    if M is None:
+        return None
+    lay = watcher.layout
+    c = lay.centres
+    moved_c = cv2.perspectiveTransform(c.reshape(-1, 1, 2), M).reshape(-1, 2)
+    if float(np.linalg.norm(moved_c - c, axis=1).max()) < tracker.threshold:
+        return None
+    new = lay.transformed(M)
+    dets = watcher.recognise(frame)
+    if watcher.stacks_matched(new, dets) <= watcher.stacks_matched(lay, dets):
+        return None
+    return new
 
 
 def _judge(ref: Referee, ob: Observation, out: Callable[[dict[str, Any]], None], res: TrackResult) -> None:

@@ -50,10 +50,6 @@ def test_track_json_lines_give_the_recordings_verdicts_and_outcome(recording, ca
         assert set(r) >= {"frame", "time", "event", "verdict", "message", "next_pile"}
     assert {"WRONG_TARGET_PILE", "WRONG_SIDE", "WRONG_SOURCE_PILE"} <= {r["verdict"] for r in events}
     assert rows[-1] == {"outcome": {k: truth["outcome"][k] for k in ("won", "face_up", "last_card")}}
-    # a verdict comes after the card settles (the recording's event frame), never before
-    place_frames = [e["frame"] for e in truth["events"] if e["event"][0] == "place"]
-    got_frames = [r["frame"] for r in events if r["event"][0] == "place"]
-    assert all(g >= t - 1 for g, t in zip(got_frames, place_frames))
 
 
 def test_truncated_video_is_unfinished(recording, tmp_path, capsys):

@@ -56,7 +56,7 @@ class WatcherParams:
     min_confidence: float = 0.9  # readings below this count as unknown
     still_tolerance: float = 0.04  # card heights: a lying card moves less than this between recognitions
     still_reads: int = 2  # recognitions in a row at one place make a card lying still
-    max_lying_scale: float = 1.07  # a card looking bigger than this (x a lying card there) is held up
+    max_lying_scale: float = 1.04  # a card looking bigger than this (x a lying card there) is held up
     top_radius: float = 0.17  # card heights along the fan: a card this close to the stack centre may lie on top
     vanish_reads: int = 4  # recognitions without the hand card before it counts as turned face down
     ask_after_s: float = 1.5  # a card lying unread this long gives an "ask"
@@ -150,6 +150,8 @@ class _Hand:
     fd_piles: list[int] = field(default_factory=list)  # located piles of face-down sightings before the face
     stack_seen: int = 0  # recognitions, while lying still, where the stack of its pile showed
     lying_reads: int = 0  # recognitions lying still at lying_at
+    stack_hidden: int = 0  # ... where its pile's stack did not show though nothing moved over it
+    left_source: bool = False  # carried away from the pile it was taken from
 
     @property
     def last(self) -> _Sighting:
@@ -170,6 +172,7 @@ class ChangeGate:
         self.settled = False
         self.just_settled = False
         self.changed = 0
+        self.mask: np.ndarray | None = None
 
     def update(self, image: np.ndarray) -> bool:
         """Feed a frame; True when the scene is settled."""
@@ -181,7 +184,8 @@ class ChangeGate:
             return False
         diff = cv2.absdiff(g, self.prev)
         self.prev = g
-        self.changed = int(np.count_nonzero(diff > self.p.change_level))
+        self.mask = diff > self.p.change_level
+        self.changed = int(np.count_nonzero(self.mask))
         if self.changed > self.p.change_pixels:
             self.still = 0
             self.settled = False
@@ -213,22 +217,32 @@ class Watcher:
         self._exchange_pending = False  # an exchange was seen: the next card needs no turn
         self._stacks_seen: set[int] = set()
         self._view: GameView | None = None
+        self._boxes: Any = None
+        self._motion_hist: deque = deque(maxlen=4)
+        self.last_detections: Detections | None = None
+        self.view_shifts = 0
+        self._orphan: _Hand | None = None
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
     def set_layout(self, layout: Layout) -> None:
-        """Use a new layout (after re-registration): table positions move with it."""
+        """Use a new layout (after re-registration): table positions and learnt sizes move with it."""
         old = getattr(self, "layout", None)
         self.layout = layout
-        self.geometry = ViewGeometry(layout)
         self.h = float(np.median(layout.pile_card_h))
-        self.stack_size = self.geometry.sizes.copy()
-        self.stack_aspect = np.full(13, CARD_ASPECT)
-        self._sizes_seen = np.zeros(13, bool)
-        if old is not None:
-            for tc in self.table:
-                p = tc.pile
-                tc.centre = (tc.centre - old.centres[p - 1]) + layout.centres[p - 1]
+        self._boxes = None
+        if old is None:
+            self.geometry = ViewGeometry(layout)
+            self.stack_size = self.geometry.sizes.copy()
+            self.stack_aspect = np.full(13, CARD_ASPECT)
+            self._sizes_seen = np.zeros(13, bool)
+            return
+        self.stack_size = self.stack_size * (layout.pile_card_h / old.pile_card_h)
+        self.geometry = ViewGeometry(layout, sizes=self.stack_size)
+        for tc in self.table:
+            p = tc.pile
+            tc.centre = (tc.centre - old.centres[p - 1]) * (layout.pile_card_h[p - 1] / old.pile_card_h[p - 1]) \
+                + layout.centres[p - 1]
 
     # -- per frame ---------------------------------------------------------------------------------
     def update(self, frame: Any, view: GameView | None = None) -> list[Observation]:
@@ -238,6 +252,7 @@ class Watcher:
         self.frames += 1
         settled = self.gate.update(frame.image)
         p = self.params
+        self._pile_motion_update(frame.image)
         self._since_recognition += 1
         due = (self.gate.just_settled
                or (settled and self._since_recognition >= p.settled_every)
@@ -246,6 +261,7 @@ class Watcher:
             return []
         self._since_recognition = 0
         dets = self.recognise(frame)
+        self.last_detections = dets
         self.recognitions += 1
         return self._observe(frame.index, float(frame.time_s), dets, view)
 
@@ -259,6 +275,28 @@ class Watcher:
                 h.lying_at = down
                 return self._place(h, index, time_s)
         return []
+
+    def _pile_motion_update(self, image: np.ndarray) -> None:
+        """Changed pixels around each stack in the last few frames (a hand over a stack moves)."""
+        m = self.gate.mask
+        if m is None:
+            return
+        if self._boxes is None or self._boxes[0] != m.shape:
+            sy = m.shape[0] / image.shape[0]
+            sx = m.shape[1] / image.shape[1]
+            boxes = []
+            for k in range(13):
+                cx, cy = self.layout.centres[k]
+                r = 0.45 * self.layout.pile_card_h[k]
+                boxes.append((max(0, int((cy - r) * sy)), max(0, int((cy + r) * sy) + 1),
+                              max(0, int((cx - r) * sx)), max(0, int((cx + r) * sx) + 1)))
+            self._boxes = (m.shape, boxes)
+        now = np.array([np.count_nonzero(m[a:b, c:d]) for a, b, c, d in self._boxes[1]])
+        self._motion_hist.append(now)
+
+    def _stack_still(self, pile: int) -> bool:
+        """Nothing moved around the stack of ``pile`` in the last frames."""
+        return len(self._motion_hist) > 0 and all(int(m[pile - 1]) == 0 for m in self._motion_hist)
 
     # -- one recognition ---------------------------------------------------------------------------
     def _pile_h(self, pile: int) -> float:
@@ -280,6 +318,7 @@ class Watcher:
         aspects = _aspects(dets.quads) if len(dets) else np.zeros(0)
         reads = {i: self._read(dets, i) for i in up}
         self._learn_stack_sizes(dets, centres, heights, aspects)
+        self._follow_view(dets, centres, reads)
         # 1. face-up detections explained by the table model
         explained: set[int] = set()
         seen_table: set[Card] = set()
@@ -292,6 +331,20 @@ class Watcher:
                 card = reads[i][0]
                 if d < 0.12 and (card is None or card == tc.card or d < 0.05) and d < best_d:
                     best, best_d = i, d
+            if best is None:
+                # read as this card a little off its place, lying at the same pile: its place was
+                # taken while it settled; refresh it
+                for i in up:
+                    if i in explained or reads[i][0] != tc.card:
+                        continue
+                    d = float(np.linalg.norm(centres[i] - tc.centre)) / self._pile_h(tc.pile)
+                    if d < 0.2:
+                        sg = _Sighting(index, t, tc.card, reads[i][1], centres[i], float(heights[i]), float(aspects[i]))
+                        pos = self._lying_position(sg)
+                        if pos is not None and pos[0] == tc.pile:
+                            best = i
+                            tc.centre = centres[i].copy()
+                            break
             if best is not None:
                 explained.add(best)
                 seen_table.add(tc.card)
@@ -305,9 +358,11 @@ class Watcher:
             if dets.face_up[i]:
                 continue
             dist = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
-            if float(dist.min()) < 0.12:
-                self._stacks_seen.add(int(np.argmin(dist)) + 1)
-            if float(dist.min()) > p.off_stack:
+            k = int(np.argmin(dist))
+            held = float(dist.min()) > p.off_stack or heights[i] > (1.0 + (p.max_lying_scale - 1.0) * 1.5) * self.stack_size[k]
+            if float(dist.min()) < 0.12 and not held:
+                self._stacks_seen.add(k + 1)
+            if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:  # (not while turning over)
                 g, _ = self.geometry.ground(centres[i], heights[i])
                 self.fd_recent.append((index, self._pile_at(g)))
         # 3. the hand card, and maybe the next one
@@ -336,17 +391,55 @@ class Watcher:
                 out += self._place(h, index, t)
             elif down is None and h.missing >= p.vanish_reads:
                 out += self._vanished(h, index, t, view)
-        others = [i for i in cand if i != mine]
+        # a new hand card is not where a table card lies (that is a misreading of the table card)
+        others = [i for i in cand if i != mine and not any(
+            float(np.linalg.norm(centres[i] - tc.centre)) < 0.1 * self._pile_h(tc.pile) for tc in self.table)]
+        if others and self.hand is not None and self.hand.missing >= p.vanish_reads \
+                and self._put_down_at(self.hand) is None and any(reads[i][0] is not None for i in others):
+            # a new card is read while the hand card is gone, never seen put down: it went back face down
+            out += self._vanished(self.hand, index, t, view, force=True)
+            if self.hand is not None and self.hand.missing >= p.vanish_reads:
+                self.hand = None
         if others and (self.hand is None or self._put_down_at(self.hand) is not None):
             # a new card in the hand; a hand card lying at a pile is put down
             if self.hand is not None:
                 self.hand.lying_at = self._put_down_at(self.hand)
                 out += self._place(self.hand, index, t, "newcard")
             i = max(others, key=lambda i: (reads[i][0] is not None, dets.confidence(i)))
-            h = self.hand = _Hand(first_frame=index)
-            h.fd_piles = [pl for f, pl in self.fd_recent if pl is not None and f >= index - 45]
+            o = self._orphan
+            if o is not None and index - o.last.frame <= 30 and \
+                    float(np.linalg.norm(centres[i] - o.last.centre)) < 2.5 * self.h:
+                h = self.hand = o  # the card lost from sight a moment ago, found again
+                h.missing = 0
+            else:
+                h = self.hand = _Hand(first_frame=index)
+                h.fd_piles = [pl for f, pl in self.fd_recent if pl is not None and f >= index - 45]
+            self._orphan = None
             out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i])
         return out
+
+    def _follow_view(self, dets: Detections, centres: np.ndarray, reads: dict) -> None:
+        """The camera (or the table) shifted: the table's cards are all read a little off their places,
+        by the same offset. Shift the layout with them (a re-registration from the cards themselves)."""
+        offs = []
+        for tc in self.table:
+            for i, (card, _) in reads.items():
+                if card == tc.card:
+                    d = centres[i] - tc.centre
+                    if float(np.linalg.norm(d)) < 0.6 * self._pile_h(tc.pile):
+                        offs.append(d)
+                    break
+        if len(offs) < 3:
+            return
+        offs_a = np.array(offs)
+        med = np.median(offs_a, axis=0)
+        if float(np.linalg.norm(med)) < 0.06 * self.h:
+            return
+        agree = np.linalg.norm(offs_a - med, axis=1) < 0.04 * self.h
+        if agree.sum() < max(3, 0.7 * len(offs)):
+            return
+        self.set_layout(self.layout.transformed(np.array([[1, 0, med[0]], [0, 1, med[1]]], np.float64)))
+        self.view_shifts += 1
 
     def _learn_stack_sizes(self, dets: Detections, centres: np.ndarray, sizes: np.ndarray,
                            aspects: np.ndarray) -> None:
@@ -357,7 +450,7 @@ class Watcher:
                 continue
             d = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
             k = int(np.argmin(d))
-            if d[k] < 0.1:
+            if d[k] < 0.1 and (not self._sizes_seen[k] or abs(sizes[i] / self.stack_size[k] - 1.0) < 0.05):
                 self.stack_size[k] = 0.7 * self.stack_size[k] + 0.3 * sizes[i] if self._sizes_seen[k] else sizes[i]
                 self.stack_aspect[k] = (0.7 * self.stack_aspect[k] + 0.3 * aspects[i] if self._sizes_seen[k]
                                         else aspects[i])
@@ -389,6 +482,12 @@ class Watcher:
         self._believe(h, view, seen_table)
         out += self._announce(h, index, t, view)
         pos = self._lying_position(s)
+        if h.source is not None and not h.left_source:
+            g, _ = self.geometry.ground(s.centre, s.height)
+            src = self.layout.centres[h.source - 1]
+            h.left_source = float(np.linalg.norm(g - src)) > 0.6 * self._pile_h(h.source)
+            if pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source:
+                pos = None  # still over the pile it came from: held there (looked at, to be put back)
         stays = pos is not None and moved < p.still_tolerance and (h.lying_at is None or h.lying_at[0] == pos[0])
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None):
             # it lay at a pile and moves again: it was put down there, and is being picked up
@@ -406,8 +505,11 @@ class Watcher:
             h.lying_at = None
             h.lying_since = None
             h.stack_seen = 0
+            h.stack_hidden = 0
         if pos is not None and pos[0] in self._stacks_seen:
             h.stack_seen += 1
+        elif pos is not None and self._stack_still(pos[0]):
+            h.stack_hidden += 1
         if h.still >= p.still_reads and pos is not None:
             if h.lying_at is None:
                 h.lying_at = pos
@@ -416,11 +518,24 @@ class Watcher:
             h.lying_reads += 1
             # beneath, far out, or close to the stack while the stack shows: put down now; close to the
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
-            if pos[1] == "under" or h.stack_seen > 0 or h.lying_reads >= p.side_wait:
+            if pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2 or h.lying_reads >= p.side_wait:
                 out += self._try_place(h, index, t)
         return out
 
     # -- helpers -----------------------------------------------------------------------------------
+    def stacks_matched(self, layout: Layout | None = None, dets: Detections | None = None) -> int:
+        """How many piles of ``layout`` (default the current one) have a face-down stack detected at their
+        centre in ``dets`` (default the last recognition): evidence for a layout."""
+        lay = layout or self.layout
+        d = dets if dets is not None else self.last_detections
+        if d is None or len(d) == 0:
+            return 0
+        down = d.centres[~d.face_up.astype(bool)].astype(np.float64)
+        if len(down) == 0:
+            return 0
+        dist = np.linalg.norm(lay.centres[:, None, :] - down[None], axis=2) / lay.pile_card_h[:, None]
+        return int((dist.min(axis=1) < 0.12).sum())
+
     def _turning(self, s: _Sighting, pile: int) -> bool:
         """A quad much narrower (or wider) than a card lying at ``pile`` looks: a card turning over."""
         return bool(s.aspect) and abs(s.aspect / float(self.stack_aspect[pile - 1]) - 1.0) > 0.2
@@ -495,12 +610,18 @@ class Watcher:
     def _source(self, h: _Hand) -> int:
         if h.fd_piles:
             return h.fd_piles[0]
-        s = h.sightings[0]
+        s = next((x for x in h.sightings if x.card == h.card), h.sightings[0])
         g, _ = self.geometry.ground(s.centre, s.height)
         q = self._pile_at(g)
         if q is None:
             d = np.linalg.norm(self.layout.centres - g, axis=1)
             q = int(np.argmin(d)) + 1
+        # where its face was first seen, as seen and put back beneath (the elevation estimate is rough
+        # when the camera is far): when the two disagree and one of them is where play is, that one
+        raw = self._pile_at(s.centre)
+        expected = self._view.expected_pile if self._view is not None else None
+        if raw is not None and raw != q and raw == expected:
+            return raw
         return q
 
     def _try_place(self, h: _Hand, index: int, t: float) -> list[Observation]:
@@ -516,12 +637,17 @@ class Watcher:
     def _place(self, h: _Hand, index: int, t: float, how: str = "timeout") -> list[Observation]:
         """Put the hand card down at ``h.lying_at``. Close to a stack, beneath or on top? Beneath when the
         stack showed while it lay there (a card on top hides it), or when the next card is taken; on top
-        when it is picked up again at once (the child corrects it); else by how close it lies."""
+        when it hides the stack while nothing moves over it, or is picked up again at once (the child
+        corrects it); else by how close it lies."""
         assert h.lying_at is not None
         q, side = h.lying_at
         if side in ("near", "top"):
             down = (self._view.face_down or {}).get(q) if self._view is not None else None
-            if h.stack_seen > 0 or down == 0 or how == "newcard":
+            if h.stack_seen > 0 or down == 0:
+                side = "under"
+            elif h.stack_hidden >= 2:
+                side = "top"  # it hides the stack, and no hand does
+            elif how == "newcard":
                 side = "under"
             elif how == "pickup":
                 side = "top"
@@ -542,13 +668,17 @@ class Watcher:
         self.table.put(TableCard(h.card, q, side, s.centre.copy(), index, index))
         return [Observation(index, t, ["place", q, side], round(h.confidence, 3), "put down")]
 
-    def _vanished(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation]:
+    def _vanished(self, h: _Hand, index: int, t: float, view: GameView, force: bool = False) -> list[Observation]:
         """The hand card has not been seen for a while: turned face down (returned or exchanged)?"""
         last = h.last
         g, _ = self.geometry.ground(last.centre, last.height)
-        after = [pl for f, pl in self.fd_recent if f > last.frame and pl is not None]
-        flipping = self._turning(last, self._pile_at(g) or 13)
-        q = after[-1] if after else self._pile_at(g)
+        # the card turned face down: the first face-down card seen off the stacks just after its face
+        after = [pl for f, pl in self.fd_recent if last.frame < f <= last.frame + 20 and pl is not None]
+        lp = self._pile_at(last.centre) or self._pile_at(g) or 13
+        # turning over, or held up (bigger than a card lying there) when last seen
+        flipping = force or self._turning(last, lp) or \
+            last.height > self.params.max_lying_scale * self.geometry.pile_size_at(lp, last.centre)
+        q = after[0] if after else self._pile_at(g)
         if q is None:
             q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
         if h.from_table is not None:
@@ -563,11 +693,12 @@ class Watcher:
                 self.hand = None  # a table card out of sight for long: keep it where it was
             return []
         if not h.announced:
-            self.hand = None  # never read: forget it
+            self.hand = None  # never read: set it aside (it may be found again)
+            self._orphan = h
             return []
         if after or flipping:
             self.hand = None
-            self.fd_recent.clear()
+            self.fd_recent = deque(((f, pl) for f, pl in self.fd_recent if f > last.frame + 20), maxlen=12)
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
 
