@@ -76,8 +76,29 @@ class Recogniser:
 
     # -- stage 1 --------------------------------------------------------------------------
     def detect(self, frame: np.ndarray) -> Candidates:
+        """Corner candidates at the detector's scale, plus a half-scale pass for cards too big for it.
+
+        The detector was trained on cards 14-280 px tall at its scale; a phone photo of one card
+        (700-900 px of 1280) is near the top of that range, so a pass at half scale finds it
+        comfortably. Each pass keeps the sizes it sees well; duplicates are merged.
+        """
         h, w = frame.shape[:2]
-        s = DETECTOR_WIDTH / max(h, w)
+        # Shrink in steps: a Gaussian halving first is several times cheaper than one big area resize.
+        src, f = frame, 1.0
+        while max(h, w) * f / 2 >= DETECTOR_WIDTH:
+            src, f = cv2.pyrDown(src), f / 2
+        full = self._detect_at(src, DETECTOR_WIDTH / max(src.shape[:2]), f)
+        if max(h, w) < 2 * DETECTOR_WIDTH:
+            return full
+        half = self._detect_at(src, DETECTOR_WIDTH / 2 / max(src.shape[:2]), f)
+        s_full = DETECTOR_WIDTH / max(h, w)
+        keep_full = full.card_h * s_full <= BIG_CARD_DETECTOR_PX
+        keep_half = half.card_h * s_full > BIG_CARD_DETECTOR_PX * 0.8
+        return _merge(_subset(full, keep_full), _subset(half, keep_half))
+
+    def _detect_at(self, frame: np.ndarray, s: float, pre: float = 1.0) -> Candidates:
+        """Run the detector on ``frame`` scaled by ``s``; ``frame`` is the original shrunk by ``pre``."""
+        h, w = frame.shape[:2]
         dw, dh = max(1, round(w * s)), max(1, round(h * s))
         iw, ih = _ceil32(dw), _ceil32(dh)
         small = cv2.resize(frame, (dw, dh), interpolation=cv2.INTER_AREA)
@@ -85,7 +106,7 @@ class Recogniser:
             small = cv2.copyMakeBorder(small, 0, ih - dh, 0, iw - dw, cv2.BORDER_REPLICATE)
         x = small.astype(np.float32).transpose(2, 0, 1)[None] * (1.0 / 255.0)
         out = self.detector.run(None, {"image": x})[0][0]  # (C, ih/4, iw/4)
-        return self._decode(out, s, (dw, dh))
+        return self._decode(out, s * pre, (dw, dh))
 
     def _decode(self, out: np.ndarray, s: float, valid: tuple[int, int]) -> Candidates:
         cfg = self.config
@@ -171,6 +192,7 @@ class Recogniser:
         rows = []
         for g in groups:
             rows.append(self._card_from_corners(cand, up_idx, g, rank_p, suit_p))
+        rows = _dedupe_same_card(rows)
         for i in np.nonzero(~cand.face_up)[0]:
             quad = card_quad(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.card_h[i]))
             box = _box(quad)
@@ -215,6 +237,54 @@ class Recogniser:
         px, py = cand.points[ib]
         box = (px - half, py - half, px + half, py + half)
         return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i])
+
+
+#: Above this card height (in pixels at the detector's full scale) the half-scale pass takes over.
+BIG_CARD_DETECTOR_PX = 160.0
+
+
+def _subset(c: Candidates, keep: np.ndarray) -> Candidates:
+    return Candidates(c.points[keep], c.score[keep], c.face_up[keep], c.up[keep], c.card_h[keep], c.index_h[keep],
+                      c.card_centre[keep])
+
+
+def _merge(a: Candidates, b: Candidates) -> Candidates:
+    """Both passes' candidates; of two within half an index height of each other the stronger stays."""
+    pts = np.concatenate([a.points, b.points])
+    if len(pts) == 0:
+        return a
+    allc = Candidates(pts, np.concatenate([a.score, b.score]), np.concatenate([a.face_up, b.face_up]),
+                      np.concatenate([a.up, b.up]), np.concatenate([a.card_h, b.card_h]),
+                      np.concatenate([a.index_h, b.index_h]), np.concatenate([a.card_centre, b.card_centre]))
+    order = np.argsort(-allc.score)
+    dist = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
+    radius = np.where(allc.face_up, 0.5 * np.maximum(allc.index_h, 4.0), 0.3 * allc.card_h)
+    same_kind = allc.face_up[:, None] == allc.face_up[None, :]
+    taken = np.zeros(len(pts), bool)
+    keep = np.zeros(len(pts), bool)
+    for i in order:
+        if not taken[i]:
+            keep[i] = True
+            taken |= same_kind[i] & (dist[i] <= radius[i])
+    return _subset(allc, keep)
+
+
+def _dedupe_same_card(rows: list[tuple]) -> list[tuple]:
+    """Two confident readings of the same card within reach of each other are its two corners.
+
+    One deck holds each card once, so when corner grouping left a card's two indices apart (their
+    predicted centres disagreed), the identical readings are merged, keeping the more confident.
+    """
+    out: list[tuple] = []
+    for row in sorted(rows, key=lambda r: -min(r[4], r[5])):
+        quad, _box, rank, suit = row[0], row[1], row[2], row[3]
+        if rank > 0 and suit >= 0:
+            c = quad.mean(0)
+            h = float(np.linalg.norm(quad[3] - quad[0]))
+            if any(o[2] == rank and o[3] == suit and np.linalg.norm(o[0].mean(0) - c) < 1.5 * h for o in out):
+                continue
+        out.append(row)
+    return out
 
 
 def _ceil32(v: int) -> int:
