@@ -486,8 +486,9 @@ class Watcher:
             g, _ = self.geometry.ground(s.centre, s.height)
             src = self.layout.centres[h.source - 1]
             h.left_source = float(np.linalg.norm(g - src)) > 0.6 * self._pile_h(h.source)
-            if pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source:
-                pos = None  # still over the pile it came from: held there (looked at, to be put back)
+            if pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source and \
+                    s.height > (1.0 + (p.max_lying_scale - 1.0) / 2) * self.geometry.pile_size_at(pos[0], s.centre):
+                pos = None  # still over the pile it came from, a little up: held there (to be put back)
         stays = pos is not None and moved < p.still_tolerance and (h.lying_at is None or h.lying_at[0] == pos[0])
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None):
             # it lay at a pile and moves again: it was put down there, and is being picked up
@@ -554,28 +555,36 @@ class Watcher:
         return k + 1 if d[k] < 1.2 else None
 
     def _lying_position(self, s: _Sighting) -> tuple[int, str] | None:
-        """(pile, side) if a card seen like this could be lying at a pile, else None."""
-        q = self.layout.locate(s.centre)
-        if q is None:
+        """(pile, side) if a card seen like this could be lying at a pile, else None. The pile is the one
+        whose fan axis the card lies on (beneath: out along the axis; top or near: by the stack)."""
+        best: tuple[float, int, str, float] | None = None
+        for q in range(1, 14):
+            c = self.layout.centres[q - 1]
+            u = self.layout.outward[q - 1]
+            hq = self._pile_h(q)
+            d = s.centre - c
+            along = float(d @ u) / hq
+            across = abs(float(d[0] * u[1] - d[1] * u[0])) / hq
+            n_under = sum(1 for tc in self.table.on_pile(q) if tc.side == "under")
+            if abs(along) < self.params.top_radius and across < 0.2:
+                side = "top"
+            elif along >= self.params.top_radius and across < 0.2 and along < 0.3 * (n_under + 1) + 0.35:
+                side = "near" if along < 0.35 else "under"
+            else:
+                continue
+            score = across + 0.5 * max(0.0, -along)
+            if best is None or score < best[0]:
+                best = (score, q, side, along)
+        if best is None:
             return None
-        c = self.layout.centres[q - 1]
-        u = self.layout.outward[q - 1]
-        hq = self._pile_h(q)
-        d = s.centre - c
-        along = float(d @ u) / hq
-        across = abs(float(d[0] * u[1] - d[1] * u[0])) / hq
+        _, q, side, _ = best
         # size: like a card lying there (the stack's own size, with the view's trend outward)
         expect = self.geometry.pile_size_at(q, s.centre)
         if s.height > self.params.max_lying_scale * expect:
             return None
         if self._turning(s, q):
             return None  # turning over (foreshortened): not lying
-        if abs(along) < self.params.top_radius and across < 0.2:
-            return q, "top"
-        n_under = sum(1 for tc in self.table.on_pile(q) if tc.side == "under")
-        if along >= self.params.top_radius and across < 0.2 and along < 0.3 * (n_under + 1) + 0.3:
-            return q, ("near" if along < 0.35 and across < 0.3 else "under")
-        return None
+        return q, side
 
     def _believe(self, h: _Hand, view: GameView, seen_table: set[Card]) -> None:
         p = self.params
@@ -611,6 +620,9 @@ class Watcher:
         if h.fd_piles:
             return h.fd_piles[0]
         s = next((x for x in h.sightings if x.card == h.card), h.sightings[0])
+        s0 = h.sightings[0]  # the card's face first seen (perhaps still turning over, unread)
+        if s0 is not s and float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h:
+            s = s0
         g, _ = self.geometry.ground(s.centre, s.height)
         q = self._pile_at(g)
         if q is None:
