@@ -152,6 +152,7 @@ class _Hand:
     lying_reads: int = 0  # recognitions lying still at lying_at
     stack_hidden: int = 0  # ... where its pile's stack did not show though nothing moved over it
     left_source: bool = False  # carried away from the pile it was taken from
+    idle: int = 0  # sightings in a row without moving (lying or not)
 
     @property
     def last(self) -> _Sighting:
@@ -400,6 +401,16 @@ class Watcher:
             out += self._vanished(self.hand, index, t, view, force=True)
             if self.hand is not None and self.hand.missing >= p.vanish_reads:
                 self.hand = None
+        hd = self.hand
+        if others and hd is not None and hd.announced and hd.from_table is None and hd.idle >= 3 and \
+                self._put_down_at(hd) is None and hd.card is not None and \
+                any(reads[i][0] not in (None, hd.card) for i in others):
+            # stuck: the hand card lies still where no fan is, and the next card is read: it was put
+            # down at the pile nearest to it
+            q = self._pile_at(hd.last.centre) or int(np.argmin(np.linalg.norm(
+                self.layout.centres - hd.last.centre, axis=1))) + 1
+            hd.lying_at = (q, "under")
+            out += self._place(hd, index, t, "newcard")
         if others and (self.hand is None or self._put_down_at(self.hand) is not None):
             # a new card in the hand; a hand card lying at a pile is put down
             if self.hand is not None:
@@ -481,6 +492,7 @@ class Watcher:
         h.reads.append(card)
         self._believe(h, view, seen_table)
         out += self._announce(h, index, t, view)
+        h.idle = h.idle + 1 if moved < p.still_tolerance else 0
         pos = self._lying_position(s)
         if h.source is not None and not h.left_source:
             g, _ = self.geometry.ground(s.centre, s.height)
