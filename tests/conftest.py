@@ -30,3 +30,15 @@ def oracle(oid: str) -> dict:
 @pytest.fixture(scope="session")
 def oracles() -> dict:
     return ORACLES
+
+
+def reaches(start: int, target: int, arrow: dict[int, int]) -> bool:
+    """Following ``arrow`` from ``start`` arrives at ``target`` (the Watch tree criterion, P19)."""
+    seen: set[int] = set()
+    p = start
+    while p != target:
+        if p in seen or p not in arrow:
+            return False
+        seen.add(p)
+        p = arrow[p]
+    return True

@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from companion.cli import app
 from companion.rules import ClockGame, Deal
 from companion.simulate import (
+from tests.conftest import reaches
     BLOCK,
     POLICIES,
     _BOUNDS,
@@ -350,15 +351,7 @@ def test_bottom_swap_follows_the_arrow_criterion():
         res = play_deals(deals_to_ranks([deal] * len(piles)),
                          exchange=(piles, [len(down[p]) - 1 for p in piles]))
         for k, q in enumerate(piles):
-            def reaches(p: int) -> bool:
-                seen = set()
-                while p != q:
-                    if p in seen or p not in arrow:
-                        return False
-                    seen.add(p)
-                    p = arrow[p]
-                return True
-            assert bool(res.watch_won[k]) == all(reaches(p) for p in piles), (deal.format_piles(), q)
+            assert bool(res.watch_won[k]) == all(reaches(p, q, arrow) for p in piles), (deal.format_piles(), q)
             checked += 1
     assert checked > 1000
 

@@ -11,6 +11,7 @@ from companion.cards import CENTRE, CLOCK_PILES, FULL_DECK, PILES, Card, Rank
 from companion.rules import ClockGame, Deal, EmptyPileError
 from companion.rules.errors import ExchangeError
 from companion.rules.referee import Referee
+from tests.conftest import reaches
 
 deals = st.permutations(FULL_DECK).map(Deal.from_order)
 FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -101,20 +102,11 @@ def test_watch_tree_criterion(deal, data):
     is_bottom = depth == len(game.face_down[q]) - 1
     arrow = {p: game.face_down[p][-1].home_pile for p in F}
 
-    def reaches(p: int) -> bool:
-        seen = set()
-        while p != q:
-            if p in seen or p not in arrow:
-                return False
-            seen.add(p)
-            p = arrow[p]
-        return True
-
     trial = game.copy()
     trial.exchange(q, depth)
     won = trial.play().won
     if is_bottom:
-        assert won == all(reaches(p) for p in F if p != q)
+        assert won == all(reaches(p, q, arrow) for p in F if p != q)
     else:
         assert not won
 
