@@ -16,7 +16,6 @@ from typer.testing import CliRunner
 from companion.cli import app
 from companion.rules import ClockGame, Deal
 from companion.simulate import (
-from tests.conftest import reaches
     BLOCK,
     POLICIES,
     _BOUNDS,
@@ -32,6 +31,7 @@ from tests.conftest import reaches
     simulate,
     wilson_interval,
 )
+from tests.conftest import reaches
 
 SEEDED_DEALS = [Deal.random(s) for s in range(3000)]
 SEEDED_RANKS = deals_to_ranks(SEEDED_DEALS)
