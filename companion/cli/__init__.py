@@ -17,6 +17,7 @@ from . import render_cmd  # noqa: F401,E402  render
 from . import vision_cmds  # noqa: F401,E402  recognise
 from . import bench_cmd  # noqa: F401,E402  bench ...
 from . import calibrate_cmd  # noqa: F401,E402  calibrate, mat
+from . import track_cmd  # noqa: F401,E402  track
 
 __all__ = ["app", "main", "fail", "CliError"]
 

@@ -16,6 +16,12 @@ from ._app import app, fail
 bench_app = typer.Typer(help="Benchmarks: print measured figures.", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 
+
+def _register_track() -> None:
+    from .bench_track import bench_track
+
+    bench_app.command("track")(bench_track)
+
 SHARED_REAL_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real-dev"
 
 
@@ -98,3 +104,6 @@ def _print_report(r: dict) -> None:
     print(f"  speed: 1280x720 with ~{s['visible_face_up_cards_mean']} face-up cards: median {s['ms_median']} ms, "
           f"p95 {s['ms_p95']} ms on one core")
     print(f"  model size: {r['model_bytes'] / 1e6:.2f} MB")
+
+
+_register_track()
