@@ -56,6 +56,10 @@ class Flag(str, enum.Enum):
         return self.value
 
 
+#: Flags of a card that should not have been taken: its fix is to put it back face down.
+_TAKEN_BY_MISTAKE = (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END)
+
+
 def pile_name(p: int) -> str:
     """How a pile is named to a player: ``7 o'clock`` or ``the centre``."""
     return "the centre" if p == CENTRE else f"{p} o'clock"
@@ -242,7 +246,7 @@ class Referee:
 
     def _fix_text(self, card: Card) -> str:
         flag = self._s.misplaced[card]
-        if flag in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END):
+        if flag in _TAKEN_BY_MISTAKE:
             return f"put {_the(card)} back face down."
         return f"move {_the(card)} beneath {pile_name(card.home_pile)}."
 
@@ -402,7 +406,7 @@ class Referee:
         if card not in s.where:
             return OK, f"I had not seen {_the(card)} on the table; I will watch for it."
         was = s.misplaced.get(card)
-        if was in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END):
+        if was in _TAKEN_BY_MISTAKE:
             s.where[card] = (pile, side)
             src = self._s.pending_source.get(card, s.next_pile)
             return OK, f"{_the(card).capitalize()} was taken by mistake. Put it back face down on {pile_name(src)}."
@@ -427,7 +431,7 @@ class Referee:
             source, card = h.source, h.card
         else:
             faulty = [c for c, f in s.misplaced.items()
-                      if f in (Flag.WRONG_SOURCE_PILE, Flag.NOT_TOP_CARD, Flag.PLAY_AFTER_END)]
+                      if f in _TAKEN_BY_MISTAKE]
             if not faulty:
                 return OK, "I saw a card put back, but nothing needed to go back."
             card = faulty[-1]
