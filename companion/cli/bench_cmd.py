@@ -32,6 +32,7 @@ def bench_recognise(
     real_dev: Optional[Path] = typer.Option(None, "--real-dev", help="real-dev folder (default ../shared/data/real-dev)"),
     models: Optional[Path] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    per_deck: bool = typer.Option(False, "--per-deck", help="also score each held-out deck on its own (--frames each)"),
 ) -> None:
     """Accuracy on held-out decks and real photos, and the time for one 1280x720 frame on one core."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -54,6 +55,15 @@ def bench_recognise(
     rates, _ = evaluate_synthetic(rec, held_out_frames(frames, seed), progress=bar.update)
     bar.close()
     report["held_out_synthetic"] = rates
+    if per_deck:
+        from ..vision.benchframes import held_out_deck_names
+
+        report["held_out_per_deck"] = {}
+        for name in held_out_deck_names():
+            bar = Progress(frames, f"held-out {name}")
+            report["held_out_per_deck"][name], _ = evaluate_synthetic(
+                rec, held_out_frames(frames, seed, names=[name]), progress=bar.update)
+            bar.close()
 
     # 2. real photos, per folder (measurement only: never trained or tuned on)
     root = real_dev or SHARED_REAL_DEV
@@ -93,6 +103,8 @@ def _print_report(r: dict) -> None:
 
     print("Recogniser benchmark")
     print(line("held-out synthetic", r["held_out_synthetic"]))
+    for name, x in r.get("held_out_per_deck", {}).items():
+        print(line(f"  held-out {name}", x))
     if isinstance(r["real_dev"], dict):
         for k, v in r["real_dev"].items():
             print(line(f"real-dev {k}", v))
