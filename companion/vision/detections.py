@@ -70,6 +70,23 @@ class Detections:
         )
 
     @classmethod
+    def from_rows(cls, rows: list[tuple]) -> "Detections":
+        """From rows ``(quad, index_box, rank, suit, rank_confidence, suit_confidence, face_up, angle)``."""
+        if not rows:
+            return cls.empty()
+        quads, boxes, ranks, suits, rc, sc, fu, ang = zip(*rows)
+        return cls(
+            quads=np.array(quads, np.float32).reshape(-1, 4, 2),
+            index_boxes=np.array(boxes, np.float32).reshape(-1, 4),
+            rank=np.array(ranks, np.int8),
+            suit=np.array(suits, np.int8),
+            rank_confidence=np.array(rc, np.float32),
+            suit_confidence=np.array(sc, np.float32),
+            face_up=np.array(fu, bool),
+            angle=np.array(ang, np.float32),
+        )
+
+    @classmethod
     def concat(cls, parts: list["Detections"]) -> "Detections":
         if not parts:
             return cls.empty()

@@ -149,26 +149,14 @@ class OracleRecogniser:
                     continue
                 quad = q[[1, 0, 3, 2]] if it.card is not None or it.role in ("down", "held") else q
                 rows.append((quad, (q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()), 0, -1, 0.0, 0.0, False))
-        if not rows:
-            return Detections.empty()
-        quads, boxes, ranks, suits, rc, scf, fu = zip(*rows)
-        quads_a = np.array(quads, np.float32).reshape(-1, 4, 2) * self.scale
-        ang = []
-        for qd in quads_a:
-            top, bot = (qd[0] + qd[1]) / 2, (qd[3] + qd[2]) / 2
-            u = top - bot
+        out = []
+        for quad, box, rank, suit, rc, sc, fu in rows:
+            qd = np.asarray(quad, np.float32).reshape(4, 2) * self.scale
+            u = (qd[0] + qd[1]) / 2 - (qd[3] + qd[2]) / 2
             n = float(np.hypot(*u)) or 1.0
-            ang.append(up_to_angle(u[0] / n, u[1] / n))
-        return Detections(
-            quads=quads_a,
-            index_boxes=np.array(boxes, np.float32).reshape(-1, 4) * self.scale,
-            rank=np.array(ranks, np.int8),
-            suit=np.array(suits, np.int8),
-            rank_confidence=np.array(rc, np.float32),
-            suit_confidence=np.array(scf, np.float32),
-            face_up=np.array(fu, bool),
-            angle=np.array(ang, np.float32),
-        )
+            out.append((qd, np.asarray(box, np.float32) * self.scale, rank, suit, rc, sc, fu,
+                        up_to_angle(u[0] / n, u[1] / n)))
+        return Detections.from_rows(out)
 
 
 def truth_layout(scene: Any) -> Any:

@@ -22,7 +22,7 @@ import numpy as np
 from .detections import Detections
 from .geometry import Pyramid, card_quad, crop_index, up_to_angle
 from .models import default_models_dir, load_session
-from .spec import ALPHABETS, CROP_SCALE, DETECTOR_STRIDE, DETECTOR_WIDTH, GLYPHS
+from .spec import ALPHABETS, DETECTOR_STRIDE, DETECTOR_WIDTH, GLYPHS
 
 __all__ = ["Recogniser", "Candidates", "RecogniserConfig"]
 
@@ -197,19 +197,7 @@ class Recogniser:
             quad = card_quad(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.card_h[i]))
             box = _box(quad)
             rows.append((quad, box, 0, -1, 0.0, 0.0, False, up_to_angle(*cand.up[i])))
-        if not rows:
-            return Detections.empty()
-        quads, boxes, ranks, suits, rc, sc, fu, ang = zip(*rows)
-        return Detections(
-            quads=np.array(quads, np.float32).reshape(-1, 4, 2),
-            index_boxes=np.array(boxes, np.float32).reshape(-1, 4),
-            rank=np.array(ranks, np.int8),
-            suit=np.array(suits, np.int8),
-            rank_confidence=np.array(rc, np.float32),
-            suit_confidence=np.array(sc, np.float32),
-            face_up=np.array(fu, bool),
-            angle=np.array(ang, np.float32),
-        )
+        return Detections.from_rows(rows)
 
     def _card_from_corners(self, cand: Candidates, up_idx: np.ndarray, group: list[int], rank_p: np.ndarray,
                            suit_p: np.ndarray) -> tuple:
@@ -302,7 +290,3 @@ def _rank_matrix(alphabet: str) -> np.ndarray:
     for g, name in enumerate(GLYPHS):
         m[g, table.get(name, 0)] = 1.0
     return m
-
-
-# kept for the crop size of index boxes in training code
-INDEX_BOX_FROM_CROP = 1.0 / CROP_SCALE
