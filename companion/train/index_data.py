@@ -286,7 +286,7 @@ def _font_index(rng: np.random.Generator, glyph_text: str, suit: str, red: bool)
 class IndexSampler:
     """Makes (crop, glyph id, suit id) training examples from a set of decks, deterministically."""
 
-    def __init__(self, decks: Sequence[DeckArt], seed: int, font_share: float = 0.2, bg_share: float = 0.25,
+    def __init__(self, decks: Sequence[DeckArt], seed: int, font_share: float = 0.3, bg_share: float = 0.25,
                  hands: bool = True, backgrounds: "Backgrounds | None" = None) -> None:
         self.decks = list(decks)
         self.rng = np.random.default_rng(seed)
@@ -380,11 +380,13 @@ class IndexSampler:
         img = photometric(canvas, rng, index_h_img * 3)
         # the detector's estimate: a little off in centre, angle and size
         up = _up_in_image(m, centre_face, upright)
-        jc = rng.normal(0, 0.1 * index_h_img, 2)
-        ja = math.radians(rng.normal(0, 7))
+        # (measured on held-out frames for the first detector: centre off by 0.17 index heights, up
+        # direction by 13 degrees and size by 0.24 in log on average, with a long tail)
+        jc = rng.normal(0, 0.13 * index_h_img, 2)
+        ja = math.radians(rng.normal(0, 7 if rng.random() < 0.8 else 18))
         ux, uy = up
         ux, uy = ux * math.cos(ja) - uy * math.sin(ja), ux * math.sin(ja) + uy * math.cos(ja)
-        est_h = index_h_img * math.exp(rng.normal(0, 0.14))
+        est_h = index_h_img * math.exp(rng.normal(0, 0.2))
         return crop_index(img, (P / 2 + jc[0], P / 2 + jc[1]), (ux, uy), est_h)
 
     def _hand(self, canvas: np.ndarray, scale: float) -> None:
