@@ -32,7 +32,7 @@ import numpy as np
 
 from ..cards import CENTRE, Card, CardParseError
 
-__all__ = ["OverlayState", "OverlayAnnotator", "OverlayError", "wrap_text", "hour_label"]
+__all__ = ["OverlayState", "OverlayAnnotator", "OverlayError", "wrap_text", "hour_label", "side_column", "draw_suit"]
 
 FONT = cv2.FONT_HERSHEY_DUPLEX
 WHITE = (255, 255, 255)
@@ -133,14 +133,19 @@ class OverlayAnnotator:
         if out.ndim == 2:
             out = cv2.cvtColor(out, cv2.COLOR_GRAY2BGR)
         u = min(out.shape[0], out.shape[1]) / 360.0  # 1.0 at 640x360, 2.0 at 1280x720
-        self._piles(out, state, u)
         if state.next_pile is not None and state.result is None:
             self._next_ring(out, state, u)
-        self._top_left(out, state, u)
+        self._piles(out, state, u)
+        panel_bottom = self._top_left(out, state, u)
         if state.status:
             self._status(out, state.status, u)
-        if state.message:
-            self._message(out, state.message, state.flag, u)
+        if state.message and state.message != state.result:
+            h, w = out.shape[:2]
+            side = side_column(w, state.centres, state.pile_radius)
+            if side is not None and side >= 150 * u:
+                self._message_panel(out, state.message, state.flag, u, side, panel_bottom)
+            else:
+                self._message(out, state.message, state.flag, u)
         if state.result:
             self._result(out, state.result, u)
         return out
@@ -161,7 +166,7 @@ class OverlayAnnotator:
 
     def _counts(self, img: np.ndarray, top_centre: tuple[int, int], hidden: int, done: int, u: float) -> None:
         """A pill: [card back] hidden  [card face] sorted."""
-        s = 0.36 * u
+        s = 0.4 * u
         th = max(1, int(u))
         a, b = str(int(hidden)), str(int(done))
         (wa, h), _ = cv2.getTextSize(a, FONT, s, th)
@@ -205,7 +210,7 @@ class OverlayAnnotator:
         cv2.rectangle(img, (x0 - int(3 * u), ty - tht - int(3 * u)), (x0 + tw + int(3 * u), ty + int(3 * u)), NEXT, -1)
         cv2.putText(img, "NEXT", (x0, ty), FONT, s, BLACK, th, cv2.LINE_AA)
 
-    def _top_left(self, img: np.ndarray, st: OverlayState, u: float) -> None:
+    def _top_left(self, img: np.ndarray, st: OverlayState, u: float) -> int:
         pad = int(6 * u)
         cw, ch = int(30 * u), int(42 * u)
         s = 0.4 * u
@@ -224,6 +229,7 @@ class OverlayAnnotator:
         _mini_card(img, (cx0, cy0), (cw, ch), st.last_card, u)
         colour = NEXT if st.next_pile is not None else (200, 200, 200)
         cv2.putText(img, nxt, (cx0 + cw + pad, cy0 + ch // 2 + h1 // 2), FONT, s, colour, th, cv2.LINE_AA)
+        return y1
 
     def _status(self, img: np.ndarray, text: str, u: float) -> None:
         s = 0.42 * u
@@ -231,12 +237,13 @@ class OverlayAnnotator:
         pad = int(6 * u)
         (tw, tht), _ = cv2.getTextSize(text, FONT, s, th)
         x1 = img.shape[1] - pad
-        x0 = max(0, x1 - tw - 2 * pad)
+        dot = max(2, int(2.5 * u))
+        x0 = max(0, x1 - tw - 3 * pad - 2 * dot)
         y0 = pad
         y1 = y0 + tht + 2 * pad
         _blend_rect(img, (x0, y0), (x1, y1), DARK, 0.75)
-        cv2.circle(img, (x0 + pad // 2 + 1, (y0 + y1) // 2), max(2, int(2 * u)), STATUS, -1, cv2.LINE_AA)
-        cv2.putText(img, text, (x0 + pad, y1 - pad), FONT, s, STATUS, th, cv2.LINE_AA)
+        cv2.circle(img, (x0 + pad + dot, (y0 + y1) // 2), dot, STATUS, -1, cv2.LINE_AA)
+        cv2.putText(img, text, (x0 + 2 * pad + 2 * dot, y1 - pad), FONT, s, STATUS, th, cv2.LINE_AA)
 
     def _message(self, img: np.ndarray, text: str, flag: bool, u: float) -> None:
         h, w = img.shape[:2]
@@ -258,6 +265,31 @@ class OverlayAnnotator:
         y = y0 + pad + lh
         for ln in lines:
             cv2.putText(img, ln, (accent + pad, y), FONT, s, WHITE, th, cv2.LINE_AA)
+            y += line_h
+
+    def _message_panel(self, img: np.ndarray, text: str, flag: bool, u: float, width: float, top: int) -> None:
+        """The message in the free column left of the clock, under the last-card panel."""
+        h = img.shape[0]
+        s = 0.5 * u
+        th = max(1, int(u))
+        pad = int(6 * u)
+        accent = int(4 * u)
+        (_, lh), base = cv2.getTextSize("Ag", FONT, s, th)
+        line_h = lh + base + int(4 * u)
+        x0, x1 = pad, int(width) - pad
+
+        def measure(t: str) -> float:
+            return cv2.getTextSize(t, FONT, s, th)[0][0]
+
+        room = max(1, (h - top - 3 * pad) // line_h)
+        lines = wrap_text(text, x1 - x0 - accent - 2 * pad, measure, min(room, self.max_message_lines + 3))
+        y0 = top + pad
+        y1 = y0 + len(lines) * line_h + 2 * pad - int(4 * u)
+        _blend_rect(img, (x0, y0), (x1, y1), ALERT if flag else DARK, self.band_alpha)
+        cv2.rectangle(img, (x0, y0), (x0 + accent, y1), WHITE if flag else OK_ACCENT, -1)
+        y = y0 + pad + lh
+        for ln in lines:
+            cv2.putText(img, ln, (x0 + accent + pad, y), FONT, s, WHITE, th, cv2.LINE_AA)
             y += line_h
 
     def _result(self, img: np.ndarray, text: str, u: float) -> None:
@@ -282,6 +314,20 @@ class OverlayAnnotator:
             x = (w - int(measure(ln))) // 2
             cv2.putText(img, ln, (x, y), FONT, s, WHITE, th, cv2.LINE_AA)
             y += line_h
+
+
+def side_column(width: int, centres: np.ndarray, pile_radius: float) -> float | None:
+    """The width of the free column left of the clock (None when the piles are not known): the
+    message goes there when it is wide enough, so it never covers a card.
+
+    >>> side_column(1280, np.array([[400.0, 100.0], [900.0, 600.0]]), 50.0)
+    310.0
+    """
+    c = np.asarray(centres, np.float64)
+    xs = c[np.isfinite(c).all(axis=1), 0]
+    if xs.size == 0:
+        return None
+    return float(min(xs.min(), width - xs.max())) - 1.8 * float(pile_radius)
 
 
 # -- drawing helpers ----------------------------------------------------------------------------
