@@ -33,7 +33,7 @@ from .vision.layout import Layout, LayoutError, LayoutTracker, layout_from_detec
 from .vision.motion import MotionGate
 from .vision.watcher import GameView, Observation, Watcher, WatcherParams
 
-__all__ = ["TrackResult", "track", "load_layout", "TrackError", "auto_layout"]
+__all__ = ["TrackResult", "track", "GameTracker", "replay_rows", "load_layout", "TrackError", "auto_layout"]
 
 
 class TrackError(ValueError):
@@ -94,99 +94,279 @@ def _view(ref: Referee) -> GameView:
     return GameView(frozenset(face_up), ref.next_pile, ref.can_exchange(), king, ref.face_down_counts)
 
 
+def replay_rows(ref: Referee, rows: Iterable[dict[str, Any]]) -> Card | None:
+    """Apply logged rows to a referee: every judged observation (``event`` rows other than ``ask``)
+    is observed again and every ``undo`` row pops one; returns the last card read (or None)."""
+    last: Card | None = None
+    for row in rows:
+        if "undo" in row:
+            ref.pop()
+        elif "event" in row and row.get("verdict") != "ask":
+            ref.observe(row["event"])
+            if row["event"] and row["event"][0] == "see" and row.get("verdict") != "DUPLICATE_CARD":
+                last = Card.parse(row["event"][1])
+    return last
+
+
+class GameTracker:
+    """The tracker, one frame at a time: ``step(frame)`` returns the output rows that frame completes,
+    ``finish()`` the last ones (the declaration the camera cannot hear, then the outcome row).
+
+    The layout is given, or found from the first frames (``layout=None``: frames are held back until
+    the recogniser sees the 13 face-down piles, then all of them are followed). ``referee`` starts
+    from a restored state (see :func:`replay_rows`, for a resumed session). ``undo()`` takes back the
+    last judged observation (a misread); ``recalibrate(frame)`` finds the layout again.
+    ``done`` is True once the fourth king is down (a Watch exchange would come first): later frames
+    are ignored."""
+
+    def __init__(self, recognise: Callable[[Any], Detections], *, layout: Layout | None = None,
+                 variant: str = "standard", params: WatcherParams | None = None, reregister: bool = True,
+                 layout_tries: int = 6, twelve_at: str = "top", referee: Referee | None = None,
+                 last_card: Card | None = None) -> None:
+        self.recognise = recognise
+        self.ref = referee if referee is not None else Referee(variant)
+        self.variant = self.ref.variant
+        self.params = params
+        self.reregister = reregister
+        self.layout_tries = layout_tries
+        self.twelve_at = twelve_at
+        self.result = TrackResult()
+        self.watcher: Watcher | None = None
+        self._tracker: LayoutTracker | None = None
+        self._buffer: list[Any] = []  # frames held back while the layout is looked for
+        self._gate: MotionGate | None = None
+        self._tries = 0
+        self._seen = 0
+        self._layout_error: LayoutError | None = None
+        self.last_frame: Any = None
+        self.last_card = last_card
+        self.done = False
+        self.finished = False
+        self._t0 = time.perf_counter()
+        if layout is not None:
+            self._start(layout)
+
+    # -- state ------------------------------------------------------------------------------------
+    @property
+    def referee(self) -> Referee:
+        return self.ref
+
+    @property
+    def layout(self) -> Layout | None:
+        return self.watcher.layout if self.watcher is not None else None
+
+    @property
+    def next_pile(self) -> int | None:
+        return self.ref.next_pile
+
+    def face_down_counts(self) -> list[int]:
+        """Face-down cards left on piles 1..13."""
+        d = self.ref.face_down_counts
+        return [int(d[p]) for p in range(1, 14)]
+
+    def face_up_counts(self) -> list[int]:
+        """Face-up cards lying at piles 1..13 (beneath or, awaiting a correction, on top)."""
+        n = [0] * 13
+        for _, (pile, _side) in self.ref.face_up_cards.items():
+            n[pile - 1] += 1
+        return n
+
+    def face_up_by_pile(self) -> dict[int, list[Card]]:
+        out: dict[int, list[Card]] = {p: [] for p in range(1, 14)}
+        for card, (pile, _side) in self.ref.face_up_cards.items():
+            out[pile].append(card)
+        return out
+
+    # -- layout -----------------------------------------------------------------------------------
+    def _start(self, layout: Layout) -> None:
+        self.result.layout = layout
+        self.watcher = Watcher(layout, self.recognise, self.params)
+        self._tracker = None
+
+    def _look_for_layout(self, frame: Any) -> list[dict[str, Any]]:
+        """Auto layout: hold the frame back; try the recogniser on the first, the settled and every
+        15th frame (at most ``layout_tries`` tries in the first 150 frames)."""
+        self._buffer.append(frame)
+        if self._gate is None:
+            self._gate = MotionGate()
+        self._gate.update(frame.image)
+        self._seen += 1
+        if self._seen > 150:
+            raise self._layout_error or LayoutError("no layout found in the first 150 frames")
+        if not (self._seen == 1 or self._gate.just_settled or self._seen % 15 == 0):
+            return []
+        if self._tries >= self.layout_tries:
+            raise self._layout_error or LayoutError("no layout found")
+        self._tries += 1
+        try:
+            layout = layout_from_detections(self.recognise(frame), frame.size, self.twelve_at)
+        except LayoutError as exc:
+            self._layout_error = exc
+            return []
+        self._start(layout)
+        held, self._buffer = self._buffer, []
+        rows: list[dict[str, Any]] = []
+        for fr in held:
+            rows += self._process(fr)
+            if self.done:
+                break
+        return rows
+
+    def recalibrate(self, frame: Any) -> str:
+        """Find the layout again (the r key): from the face-down piles in this frame, else by
+        matching this frame against the last settled one (the camera was moved). Returns what it did."""
+        if self.watcher is None:
+            return "the layout is not found yet"
+        try:
+            new = layout_from_detections(self.recognise(frame), frame.size, self.twelve_at)
+            how = "found the 13 piles again"
+        except LayoutError as exc:
+            new = None
+            how = str(exc)
+            if self._tracker is not None:
+                M = self._tracker.estimate(frame.image)
+                if M is not None:
+                    new = self.watcher.layout.transformed(M)
+                    how = "followed the camera's move"
+        if new is None:
+            return f"could not find the layout again ({how}); kept the old one"
+        self.watcher.set_layout(new)
+        self._tracker = LayoutTracker(frame.image, new)
+        self.result.layout = new
+        self.result.reregistrations += 1
+        return how
+
+    # -- per frame --------------------------------------------------------------------------------
+    def step(self, frame: Any) -> list[dict[str, Any]]:
+        """Feed one frame; returns the rows it completes (usually none)."""
+        if self.done or self.finished:
+            return []
+        if self.watcher is None:
+            return self._look_for_layout(frame)
+        return self._process(frame)
+
+    def _process(self, frame: Any) -> list[dict[str, Any]]:
+        watcher = self.watcher
+        assert watcher is not None
+        res, ref = self.result, self.ref
+        rows: list[dict[str, Any]] = []
+        self.last_frame = frame
+        res.frames += 1
+        img = frame.image
+        if (img.shape[1], img.shape[0]) != watcher.layout.image_size:
+            watcher.set_layout(watcher.layout.resized((img.shape[1], img.shape[0])))
+        obs = watcher.update(frame, _view(ref))
+        if self.reregister and watcher.gate.just_settled:
+            if self._tracker is None:
+                self._tracker = LayoutTracker(img, watcher.layout)
+            else:
+                moved = _reregister(self._tracker, watcher, frame)
+                if moved is not None:
+                    watcher.set_layout(moved)
+                    self._tracker = LayoutTracker(img, moved)
+                    res.reregistrations += 1
+        for ob in obs:
+            _judge(ref, ob, self._out(rows), res)
+        if ref.is_over() and ref.card_in_hand is None and not ref.can_exchange():
+            self.done = True  # the fourth king is down: the end (a Watch exchange would come first)
+        return rows
+
+    def _out(self, rows: list[dict[str, Any]]) -> Callable[[dict[str, Any]], None]:
+        def out(line: dict[str, Any]) -> None:
+            ev = line.get("event")
+            if ev and ev[0] == "see" and line.get("verdict") not in ("ask", "DUPLICATE_CARD"):
+                try:
+                    self.last_card = Card.parse(ev[1])
+                except ValueError:
+                    pass
+            self.result.lines.append(line)
+            rows.append(line)
+        return out
+
+    def undo(self) -> dict[str, Any] | None:
+        """Take back the last judged observation (the u key: a misread); the row to log, or None."""
+        if not self.ref.verdicts:
+            return None
+        v = self.ref.pop()
+        self.done = False
+        self.last_card = None
+        for r in reversed(self.ref.verdicts):
+            if r.event.kind == "see" and r.code != "DUPLICATE_CARD":
+                self.last_card = Card.parse(str(r.event.to_list()[1]))
+                break
+        fr = self.last_frame
+        row = {"frame": int(fr.index) if fr is not None else 0, "undo": v.event.to_list(), "verdict": v.code,
+               "message": "Undone: " + v.message, "next_pile": self.ref.next_pile}
+        self.result.lines.append(row)
+        return row
+
+    def finish(self) -> list[dict[str, Any]]:
+        """At the end of the source (or on quit): the last rows, ending with the outcome row.
+        Raises :class:`LayoutError` when the layout was never found."""
+        if self.finished:
+            return []
+        if self.watcher is None:
+            raise self._layout_error or LayoutError("the source gave no frames to find the layout in")
+        self.finished = True
+        res, ref = self.result, self.ref
+        rows: list[dict[str, Any]] = []
+        out = self._out(rows)
+        last_frame = self.last_frame
+        if last_frame is not None and not ref.is_over():
+            for ob in self.watcher.finish(int(last_frame.index), float(last_frame.time_s)):
+                _judge(ref, ob, out, res)
+        res.recognitions = self.watcher.recognitions
+        if ref.is_over():
+            outcome = ref.outcome()
+            assert outcome is not None
+            t = float(last_frame.time_s) if last_frame is not None else 0.0
+            idx = int(last_frame.index) if last_frame is not None else 0
+            ob = Observation(idx, t, ["declare", "win" if outcome["won"] else "loss"], None, "the game is over")
+            _judge(ref, ob, out, res)
+            res.outcome = outcome
+            out({"outcome": outcome})
+        else:
+            res.outcome = "unfinished"
+            out({"outcome": "unfinished", "state": self.state()})
+        res.seconds = time.perf_counter() - self._t0
+        return rows
+
+    def state(self) -> dict[str, Any]:
+        ref = self.ref
+        return {
+            "face_up": ref.face_up_count,
+            "face_down": ref.face_down_counts,
+            "next_pile": ref.next_pile,
+            "card_in_hand": str(ref.card_in_hand) if ref.card_in_hand else None,
+            "pending_corrections": [str(c) for c in ref.pending_corrections],
+            "frames": self.result.frames,
+        }
+
+
 def track(source: Any, recognise: Callable[[Any], Detections], *, layout: Layout | None = None,
           variant: str = "standard", params: WatcherParams | None = None,
           emit: Callable[[dict[str, Any]], None] | None = None, progress: Callable[[int], None] | None = None,
           reregister: bool = True, layout_tries: int = 6, max_frames: int | None = None,
           twelve_at: str = "top") -> TrackResult:
     """Follow the game in ``source`` (an iterable of frames). ``emit`` gets each output line as it is made."""
-    t0 = time.perf_counter()
-    res = TrackResult()
-    ref = Referee(variant)
+    gt = GameTracker(recognise, layout=layout, variant=variant, params=params, reregister=reregister,
+                     layout_tries=layout_tries, twelve_at=twelve_at)
     emit = emit or (lambda line: None)
-
-    def out(line: dict[str, Any]) -> None:
-        res.lines.append(line)
-        emit(line)
-
-    it = iter(source)
-    buffered: list[Any] = []
-    if layout is None:
-        # auto: the first frames (a settled one first: the motion gate needs a few)
-        def first_frames() -> Iterable[Any]:
-            gate = MotionGate()
-            k = 0
-            for fr in it:
-                buffered.append(fr)
-                gate.update(fr.image)
-                k += 1
-                if k == 1 or gate.just_settled or k % 15 == 0:
-                    yield fr
-                if k > 150:
-                    return
-        layout, _ = auto_layout(first_frames(), recognise, tries=layout_tries, twelve_at=twelve_at)
-    res.layout = layout
-    watcher = Watcher(layout, recognise, params)
-    tracker: LayoutTracker | None = None
-    over_at: int | None = None
-    last_frame = None
-
-    def frames() -> Iterable[Any]:
-        yield from buffered
-        yield from it
-
-    for frame in frames():
-        if max_frames is not None and res.frames >= max_frames:
+    n = 0
+    for frame in source:
+        if max_frames is not None and n >= max_frames:
             break
-        last_frame = frame
-        res.frames += 1
+        n += 1
         if progress:
             progress(1)
-        img = frame.image
-        if (img.shape[1], img.shape[0]) != watcher.layout.image_size:
-            watcher.set_layout(watcher.layout.resized((img.shape[1], img.shape[0])))
-        obs = watcher.update(frame, _view(ref))
-        if reregister and watcher.gate.just_settled:
-            if tracker is None:
-                tracker = LayoutTracker(img, watcher.layout)
-            else:
-                moved = _reregister(tracker, watcher, frame)
-                if moved is not None:
-                    watcher.set_layout(moved)
-                    tracker = LayoutTracker(img, moved)
-                    res.reregistrations += 1
-        for ob in obs:
-            _judge(ref, ob, out, res)
-        if ref.is_over() and ref.card_in_hand is None and not ref.can_exchange():
-            over_at = frame.index  # the fourth king is down: the end (a Watch exchange would come first)
+        for row in gt.step(frame):
+            emit(row)
+        if gt.done:
             break
-    if last_frame is not None and not ref.is_over():
-        for ob in watcher.finish(int(last_frame.index), float(last_frame.time_s)):
-            _judge(ref, ob, out, res)
-    res.recognitions = watcher.recognitions
+    for row in gt.finish():
+        emit(row)
+    res = gt.result
     res.skipped = int(getattr(source, "skipped", 0) or 0)
-    if ref.is_over():
-        outcome = ref.outcome()
-        assert outcome is not None
-        t = float(last_frame.time_s) if last_frame is not None else 0.0
-        idx = int(last_frame.index) if last_frame is not None else 0
-        ob = Observation(idx, t, ["declare", "win" if outcome["won"] else "loss"], None, "the game is over")
-        _judge(ref, ob, out, res)
-        res.outcome = outcome
-        out({"outcome": outcome})
-    else:
-        state = {
-            "face_up": ref.face_up_count,
-            "face_down": ref.face_down_counts,
-            "next_pile": ref.next_pile,
-            "card_in_hand": str(ref.card_in_hand) if ref.card_in_hand else None,
-            "pending_corrections": [str(c) for c in ref.pending_corrections],
-            "frames": res.frames,
-        }
-        res.outcome = "unfinished"
-        out({"outcome": "unfinished", "state": state})
-    res.seconds = time.perf_counter() - t0
-    _ = over_at
     return res
 
 
