@@ -9,12 +9,9 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["HELD_OUT_DECKS", "training_decks", "seed_everything", "export_onnx", "write_manifest"]
+from ..vision.spec import HELD_OUT_DECKS  # whole decks never trained on (also the benchmark's)
 
-#: Whole decks never trained on, for validation: English-index designs whose artwork appears
-#: nowhere else in the training set (paris/kde-gm-paris, ornamental/kde-nicu-ornamental and the
-#: anglo family share art, so none of those is a held-out deck).
-HELD_OUT_DECKS: tuple[str, ...] = ("bellot", "orell", "kde-standard", "tango")
+__all__ = ["HELD_OUT_DECKS", "training_decks", "seed_everything", "export_onnx", "write_manifest"]
 
 
 def training_decks(exclude: tuple[str, ...] = HELD_OUT_DECKS) -> list[str]:

@@ -22,15 +22,16 @@ import cv2
 import numpy as np
 
 from ..cards import FULL_DECK, Card
+from ..synth.composer import FACE_HEIGHT, Backgrounds, DeckArt, load_deck_art, photometric, skin_tone
 from ..vision.geometry import crop_index
 from ..vision.spec import GLYPH_ID, GLYPHS, INDEX_CROP_H, INDEX_CROP_W, SUITS_OUT
 
-__all__ = ["DeckArt", "load_deck_art", "IndexSampler", "glyph_for", "usable_for_index"]
+__all__ = ["DeckArt", "load_deck_art", "Backgrounds", "photometric", "FACE_HEIGHT", "IndexSampler", "glyph_for",
+           "usable_for_index"]
 
 SUIT_ID = {s: i for i, s in enumerate(SUITS_OUT)}
 NONE_SUIT = SUIT_ID["none"]
 BG = GLYPH_ID["bg"]
-FACE_HEIGHT = 300
 
 
 def glyph_for(card: Card, letters: dict[str, str] | None) -> str:
@@ -51,126 +52,9 @@ def usable_for_index(info) -> bool:  # noqa: ANN001 - DeckInfo
     return bool(info.available and info.standard and info.alphabet in ("english", "french", "german", "italian"))
 
 
-@dataclass
-class DeckArt:
-    """One deck's faces at FACE_HEIGHT with index boxes and orientations, in memory."""
-
-    name: str
-    faces: dict[Card, np.ndarray]  # BGRA
-    boxes: dict[Card, list[tuple[int, int, int, int, bool]]]  # x0, y0, x1, y1, upright
-    back: np.ndarray
-    letters: dict[str, str] | None
-
-
-def load_deck_art(name: str, height: int = FACE_HEIGHT) -> DeckArt:
-    from ..synth.decks import get_deck
-
-    deck = get_deck(name, height)
-    faces, boxes = {}, {}
-    letters = getattr(deck.info, "letters", None)
-    for card in FULL_DECK:
-        faces[card] = np.ascontiguousarray(deck.face(card))
-        out = []
-        for (x0, y0, x1, y1) in deck.index_boxes(card):
-            if x1 - x0 < 3 or y1 - y0 < 3:
-                continue
-            upright = (y0 + y1) / 2 < deck.height / 2
-            out.append((int(x0), int(y0), int(x1), int(y1), upright))
-        boxes[card] = out
-    return DeckArt(name, faces, boxes, np.ascontiguousarray(deck.back()), letters)
-
-
 # ------------------------------------------------------------------------------------------------
-# backgrounds, occluders, photometry
+# card placement
 # ------------------------------------------------------------------------------------------------
-class Backgrounds:
-    """A pool of table textures (procedural surfaces and GIMP tiles when installed)."""
-
-    def __init__(self, rng: np.random.Generator, n: int = 48, size: int = 512) -> None:
-        from ..synth.surfaces import make_surface
-
-        self.pool = []
-        kinds = ["wood", "felt", "cloth", "plain", "patterned", "gimp"]
-        for k in range(n):
-            kind = kinds[k % len(kinds)]
-            try:
-                tex = make_surface(rng, size, size, px_per_mm=float(rng.uniform(0.6, 3.0)), kind=kind)
-            except Exception:  # noqa: BLE001 - gimp tiles absent: take a procedural one
-                tex = make_surface(rng, size, size, px_per_mm=1.5, kind="wood")
-            self.pool.append(tex)
-
-    def patch(self, rng: np.random.Generator, w: int, h: int) -> np.ndarray:
-        tex = self.pool[int(rng.integers(len(self.pool)))]
-        th, tw = tex.shape[:2]
-        if w > tw or h > th:
-            tex = cv2.resize(tex, (max(w, tw), max(h, th)))
-            th, tw = tex.shape[:2]
-        x = int(rng.integers(0, tw - w + 1))
-        y = int(rng.integers(0, th - h + 1))
-        out = tex[y:y + h, x:x + w].astype(np.float32)
-        gain = rng.uniform(0.5, 1.3) * rng.uniform(0.85, 1.15, 3)
-        return np.clip(out * gain, 0, 255)
-
-
-def _skin(rng: np.random.Generator) -> np.ndarray:
-    tones = np.array([[60, 90, 150], [90, 130, 190], [120, 160, 220], [40, 60, 100], [150, 180, 230]], np.float32)
-    return tones[int(rng.integers(len(tones)))] * rng.uniform(0.85, 1.15)
-
-
-def photometric(img: np.ndarray, rng: np.random.Generator, scale_px: float) -> np.ndarray:
-    """Lighting, colour cast, glare, shadow, blur, noise and JPEG on a float32 BGR patch (0..255)."""
-    h, w = img.shape[:2]
-    out = img
-    # exposure, gamma, white balance
-    out = out * rng.uniform(0.45, 1.35) * rng.uniform(0.87, 1.13, 3).astype(np.float32)
-    # light gradient across the patch
-    if rng.random() < 0.6:
-        gx, gy = rng.normal(0, 1, 2)
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        g = 1 + rng.uniform(0.1, 0.5) * ((xx / w - 0.5) * gx + (yy / h - 0.5) * gy)
-        out = out * g[..., None]
-    # cast shadow: a soft dark half-plane
-    if rng.random() < 0.3:
-        yy, xx = np.mgrid[0:h, 0:w].astype(np.float32)
-        a = rng.uniform(0, 2 * math.pi)
-        d = (xx - w * rng.uniform(0.2, 0.8)) * math.cos(a) + (yy - h * rng.uniform(0.2, 0.8)) * math.sin(a)
-        soft = max(1.0, scale_px * rng.uniform(0.05, 0.4))
-        m = 1 / (1 + np.exp(np.clip(-d / soft, -50, 50)))
-        out = out * (1 - rng.uniform(0.3, 0.7) * m)[..., None]
-    # glare: a bright soft ellipse
-    if rng.random() < 0.3:
-        glare = np.zeros((h, w), np.float32)
-        c = (int(rng.uniform(0, w)), int(rng.uniform(0, h)))
-        ax = (max(1, int(scale_px * rng.uniform(0.1, 0.6))), max(1, int(scale_px * rng.uniform(0.05, 0.3))))
-        cv2.ellipse(glare, c, ax, float(rng.uniform(0, 180)), 0, 360, 1.0, -1)
-        k = int(max(3, scale_px * 0.2)) | 1
-        glare = cv2.GaussianBlur(glare, (k, k), 0)
-        out = out + glare[..., None] * rng.uniform(60, 220)
-    out = np.clip(out, 0, 255)
-    # blur: defocus or motion
-    r = rng.random()
-    if r < 0.35:
-        s = rng.uniform(0.3, 1.4)
-        out = cv2.GaussianBlur(out, (0, 0), s)
-    elif r < 0.5:
-        n = int(rng.integers(3, 8))
-        k = np.zeros((n, n), np.float32)
-        k[n // 2, :] = 1.0 / n
-        m = cv2.getRotationMatrix2D((n / 2 - 0.5, n / 2 - 0.5), float(rng.uniform(0, 180)), 1.0)
-        k = cv2.warpAffine(k, m, (n, n))
-        k /= max(k.sum(), 1e-6)
-        out = cv2.filter2D(out, -1, k)
-    # sensor noise
-    sigma = rng.uniform(0, 9)
-    if sigma > 0.5:
-        out = out + rng.normal(0, sigma, out.shape).astype(np.float32)
-    out8 = np.clip(out, 0, 255).astype(np.uint8)
-    if rng.random() < 0.7:
-        ok, buf = cv2.imencode(".jpg", out8, [cv2.IMWRITE_JPEG_QUALITY, int(rng.integers(30, 96))])
-        out8 = cv2.imdecode(buf, cv2.IMREAD_COLOR)
-    return out8
-
-
 def _paste(dst: np.ndarray, src_bgra: np.ndarray, m: np.ndarray) -> None:
     """Alpha-composite a BGRA image through a 3x3 perspective matrix onto float BGR ``dst``."""
     h, w = dst.shape[:2]
@@ -400,7 +284,7 @@ class IndexSampler:
                     float(rng.uniform(0, 180)), 0, 360, 255, -1)
         mask = cv2.GaussianBlur(mask, (0, 0), 1.0).astype(np.float32)[..., None] / 255
         canvas *= 1 - mask
-        canvas += mask * _skin(rng)
+        canvas += mask * skin_tone(rng)
 
     # -- negatives ----------------------------------------------------------------------
     def _negative(self) -> tuple[np.ndarray, int, int]:

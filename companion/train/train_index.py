@@ -23,9 +23,9 @@ _BACKGROUNDS = None
 def init_worker(names: list[str], seed: int) -> None:
     """Pool initializer shared by both trainers: load the decks and table textures once per process."""
     global _ARTS, _BACKGROUNDS
-    from .index_data import Backgrounds, load_deck_art
+    from ..synth.composer import Backgrounds, drop_band_boxes, load_deck_art
 
-    _ARTS = [_drop_band_boxes(load_deck_art(name)) for name in names]
+    _ARTS = [drop_band_boxes(load_deck_art(name)) for name in names]
     _BACKGROUNDS = Backgrounds(np.random.default_rng(seed))
 
 
@@ -39,13 +39,6 @@ def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     from .index_data import IndexSampler
 
     return IndexSampler(_ARTS, seed, backgrounds=_BACKGROUNDS).batch(n)
-
-
-def _drop_band_boxes(art):  # noqa: ANN001, ANN202 - DeckArt
-    """Leave out index boxes that span a whole band (rank and suit side by side far apart)."""
-    for card, boxes in art.boxes.items():
-        art.boxes[card] = [b for b in boxes if (b[2] - b[0]) <= 1.25 * (b[3] - b[1])]
-    return art
 
 
 def make_crops(decks: Sequence[str], n: int, seed: int, workers: int = 2, chunk: int = 4000,

@@ -1,7 +1,8 @@
 """Frames for the recogniser benchmark, rendered from decks the models never trained on.
 
-Held-out decks are the training recipe's (:data:`companion.train.common.HELD_OUT_DECKS`); the frames are
-composed with exact truth (every card's code, quad and each index's centre and visible fraction).
+Held-out decks are the training recipe's (:data:`companion.vision.spec.HELD_OUT_DECKS`); the frames are
+composed with exact truth (every card's code, quad and each index's centre and visible fraction) by
+:mod:`companion.synth.composer` (numpy and OpenCV only: the run time never imports the training code).
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ __all__ = ["held_out_frames", "speed_frames", "held_out_deck_names"]
 
 def held_out_deck_names() -> list[str]:
     from ..synth.decks import list_decks
-    from ..train.common import HELD_OUT_DECKS
+    from .spec import HELD_OUT_DECKS
 
     available = {d.name for d in list_decks() if d.available}
     names = [d for d in HELD_OUT_DECKS if d in available]
@@ -23,12 +24,10 @@ def held_out_deck_names() -> list[str]:
 
 
 def _sampler(seed: int, names: list[str] | None = None):  # noqa: ANN202
-    from ..train.detector_data import SceneSampler
-    from ..train.index_data import load_deck_art
-    from ..train.train_index import _drop_band_boxes
+    from ..synth.composer import SceneComposer, drop_band_boxes, load_deck_art
 
-    arts = [_drop_band_boxes(load_deck_art(n)) for n in (names or held_out_deck_names())]
-    return SceneSampler(arts, seed)
+    arts = [drop_band_boxes(load_deck_art(n)) for n in (names or held_out_deck_names())]
+    return SceneComposer(arts, seed)
 
 
 def held_out_frames(n: int, seed: int, width: int = 1280, height: int = 720,

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "GLYPHS", "SUITS_OUT", "ALPHABETS", "glyph_to_rank", "INDEX_CROP_W", "INDEX_CROP_H",
-    "CROP_SCALE", "DETECTOR_OUTPUTS", "DETECTOR_STRIDE", "DETECTOR_WIDTH", "CARD_ASPECT",
+    "CROP_SCALE", "DETECTOR_OUTPUTS", "DETECTOR_STRIDE", "DETECTOR_WIDTH", "CARD_ASPECT", "HELD_OUT_DECKS",
 ]
 
 #: Index classifier glyph classes. "bg" = not an index corner; "other" = a letter of no alphabet here.
@@ -64,3 +64,8 @@ DETECTOR_OUTPUTS = 10
 
 #: Card width / height of a standard (poker) card, 63 x 88 mm.
 CARD_ASPECT = 63.0 / 88.0
+
+#: Whole decks never trained on, for validation and the benchmark: English-index designs whose artwork
+#: appears nowhere else in the training set (paris/kde-gm-paris, ornamental/kde-nicu-ornamental and the
+#: anglo family share art, so none of those is a held-out deck).
+HELD_OUT_DECKS: tuple[str, ...] = ("bellot", "orell", "kde-standard", "tango")

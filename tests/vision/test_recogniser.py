@@ -27,7 +27,7 @@ def rec():
 @pytest.fixture(scope="module")
 def held_out_deck():
     from companion.synth.decks import get_deck
-    from companion.train.common import HELD_OUT_DECKS
+    from companion.vision.spec import HELD_OUT_DECKS
 
     for name in HELD_OUT_DECKS:
         try:
