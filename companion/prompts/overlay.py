@@ -321,7 +321,7 @@ def side_column(width: int, centres: np.ndarray, pile_radius: float) -> float | 
     message goes there when it is wide enough, so it never covers a card.
 
     >>> side_column(1280, np.array([[400.0, 100.0], [900.0, 600.0]]), 50.0)
-    310.0
+    290.0
     """
     c = np.asarray(centres, np.float64)
     xs = c[np.isfinite(c).all(axis=1), 0]

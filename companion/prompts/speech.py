@@ -78,9 +78,14 @@ class EspeakEngine:
                                   capture_output=True, text=True, timeout=self.timeout)
         except (OSError, subprocess.SubprocessError) as exc:
             raise SpeechError(f"espeak-ng failed: {exc}") from None
-        err = (proc.stderr or "").strip().splitlines()
-        if proc.returncode != 0:
-            raise SpeechError(f"espeak-ng failed (exit {proc.returncode}): {err[0] if err else 'no message'}")
+        err = [ln.strip() for ln in (proc.stderr or "").splitlines() if ln.strip()]
+        errors = [ln for ln in err if ln.lower().startswith("error")]
+        if proc.returncode != 0 or errors:
+            # with no sound device espeak-ng still exits 0, after ALSA's complaints and an "error:" line
+            why = (errors or err or ["no message"])[0]
+            if any("ALSA" in ln or "PCM" in ln for ln in err):
+                why += " (no sound device?)"
+            raise SpeechError(f"espeak-ng failed (exit {proc.returncode}): {why}")
 
     def speak(self, text: str) -> None:
         self._run(["--", text])
