@@ -111,6 +111,10 @@ class OverlayState:
         return cls(np.asarray(centres, np.float64), float(pile_radius), [4] * 13, [0] * 13, CENTRE, None, "")
 
     def check(self) -> None:
+        """Raise :class:`OverlayError` for a state that cannot be drawn. Counts may also be given as
+        ``{pile: count}`` (piles 1..13); they are turned into lists here."""
+        self.hidden = _thirteen(self.hidden, "hidden")
+        self.sorted = _thirteen(self.sorted, "sorted")
         c = np.asarray(self.centres)
         if c.shape != (13, 2):
             raise OverlayError(f"centres must be 13 x 2 (piles 1..13), got shape {c.shape}")
@@ -118,6 +122,15 @@ class OverlayState:
             raise OverlayError(f"hidden and sorted need 13 counts each, got {len(self.hidden)} and {len(self.sorted)}")
         if self.next_pile is not None and not 1 <= self.next_pile <= 13:
             raise OverlayError(f"next_pile must be 1..13 or None, got {self.next_pile}")
+
+
+def _thirteen(counts: Sequence[int] | dict[int, int], what: str) -> list[int]:
+    if isinstance(counts, dict):
+        try:
+            return [int(counts.get(p, counts.get(str(p), 0))) for p in range(1, 14)]  # type: ignore[call-overload]
+        except (TypeError, ValueError):
+            raise OverlayError(f"{what} counts must be numbers, got {counts!r}") from None
+    return list(counts)
 
 
 @dataclass

@@ -118,7 +118,10 @@ class Phraser:
 
     # -- public -----------------------------------------------------------------------------
     def for_row(self, row: dict[str, Any]) -> list[Prompt]:
-        """What to say and show for one row, most urgent first ([] for a row best left silent)."""
+        """What to say and show for one row, most urgent first ([] for a row best left silent).
+
+        Usually one prompt; a reminder of a pending fix comes before the row's own prompt. On screen,
+        show the first (the most urgent) or all of them; the speaker orders them by priority anyway."""
         info = self.reader.read(row)
         if info.kind == "outcome":
             return [self._result(row, info.frame)]
@@ -244,15 +247,13 @@ class Phraser:
     def _placed(self, info: RowInfo, msg: str) -> list[Prompt]:
         f = info.frame
         if msg.startswith("That was the fourth king"):
-            out = []
-            if self.child:
-                out.append(Prompt.of("next", "That's the fourth king: the game is over!", f))
-            else:
-                out.append(Prompt.of("next", "That was the fourth king.", f))
-            if "exchange the king" in msg:
-                out.insert(0, Prompt.of("hint", "You may swap the king once for any face-down card." if self.child
-                                        else "Watch: you may exchange the king for any face-down card, once.", f))
-            return out
+            if "exchange the king" in msg:  # Watch: one prompt, so the offer is both said and shown
+                return [Prompt.of("hint", "That's the fourth king! You may swap it once for any face-down card."
+                                  if self.child else
+                                  "That was the fourth king. Watch: you may exchange it for any face-down card, once.",
+                                  f)]
+            return [Prompt.of("next", "That's the fourth king: the game is over!" if self.child
+                              else "That was the fourth king.", f)]
         if not self.child:
             return [Prompt.of("next", msg, f)]
         text = self._take_next(info.next_pile)

@@ -103,3 +103,11 @@ def test_wrapping_and_placement_logic():
     st = clock_state(1280, 720)
     assert side_column(1280, st.centres, st.pile_radius) > 280
     assert side_column(480, clock_state(480, 360).centres, 25) < 150
+
+
+def test_counts_as_a_dict_of_piles():
+    st = clock_state(640, 360)
+    st.hidden = {p: 4 for p in range(1, 14)}
+    st.sorted = {p: 0 for p in range(1, 14)}
+    OverlayAnnotator().annotate(table(640, 360), st)
+    assert st.hidden == [4] * 13 and st.sorted == [0] * 13

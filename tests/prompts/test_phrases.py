@@ -238,3 +238,15 @@ def test_phrases_speech_and_summary_load_without_opencv():
 
 def test_oracle_helper_matches_the_file():
     assert oracle("M20_wrong_target_pile")["expected_first_flag"]["index"] == 8
+
+
+@pytest.mark.parametrize("child", [False, True])
+def test_watch_fourth_king_offers_the_exchange_in_one_prompt(child):
+    o = oracle("M28_exchange_in_standard")  # a deal lost with one card face down: Watch offers the exchange
+    evs = o["events"]
+    last_place = max(i for i, e in enumerate(evs[:153]) if e[0] == "place")
+    rows = rows_of(evs[:last_place + 1], "watch", outcome=False)
+    assert "exchange the king" in rows[-1]["message"]
+    _, prompts = run(rows, child)
+    (p,) = prompts[-1]
+    assert p.kind == "hint" and ("swap" if child else "exchange") in p.text and "fourth king" in p.text
