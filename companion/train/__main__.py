@@ -26,6 +26,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detector-scenes", type=int, default=14_000)
     ap.add_argument("--detector-epochs", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
+    ap.add_argument("--init", type=Path, metavar="DIR",
+                    help="fine-tune: start each model from DIR/index.onnx, DIR/detector.onnx (read before any is written)")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch threads (default: all cores; 1 is much faster on a machine busy with other work)")
     args = ap.parse_args(argv)
@@ -61,17 +63,31 @@ def main(argv: list[str] | None = None) -> int:
     print(f"held-out decks ({len(held)}): {', '.join(held)}")
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
+    init_index = init_detector = None
+    if args.init is not None:  # copied first: --init and --out may be the same folder
+        import shutil
+        import tempfile
+
+        tmp = Path(tempfile.mkdtemp(prefix="companion-init-"))
+        for f in ("index.onnx", "detector.onnx"):
+            if not (args.init / f).exists():
+                print(f"error: --init {args.init}: no {f}", file=sys.stderr)
+                return 2
+            shutil.copy(args.init / f, tmp / f)
+        init_index, init_detector = tmp / "index.onnx", tmp / "detector.onnx"
     report_path = out / "training.json"
     report = json.loads(report_path.read_text()) if report_path.exists() else {}
     report.update({"seed": args.seed, "training_decks": train, "held_out_decks": held})
     if args.only in (None, "index"):
         report["index"] = train_index(train, held, out, seed=args.seed, n_train=args.index_samples,
-                                      epochs=args.index_epochs, workers=args.workers)
+                                      epochs=args.index_epochs, workers=args.workers,
+                                      init=init_index)
         print(f"index reader: held-out glyph accuracy {report['index']['glyph_acc']:.4f}, "
               f"suit {report['index']['suit_acc']:.4f} ({report['index']['seconds']:.0f} s)")
     if args.only in (None, "detector"):
         report["detector"] = train_detector(train, held, out, seed=args.seed, n_train=args.detector_scenes,
-                                            epochs=args.detector_epochs, workers=args.workers)
+                                            epochs=args.detector_epochs, workers=args.workers,
+                                            init=init_detector)
         print(f"corner detector: {report['detector']['seconds']:.0f} s")
     report["total_seconds"] = round(time.time() - t0, 1)
     report_path.write_text(json.dumps(report, indent=2) + "\n")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import random
 from pathlib import Path
@@ -63,3 +64,73 @@ def write_manifest(models_dir: Path, files: list[str], extra: dict | None = None
     path = models_dir / "manifest.json"
     path.write_text(json.dumps(manifest, indent=2) + "\n")
     return path
+
+
+def init_from_onnx(model, onnx_path: Path, example) -> int:  # noqa: ANN001
+    """Start ``model`` from the weights of an exported model (for fine-tuning); returns tensors loaded.
+
+    The export folds each BatchNorm into the convolution before it, so every convolution is loaded
+    in execution order with its folded weight and bias, and its BatchNorm is set to the identity
+    plus that bias (mean 0, variance 1). Fine-tune with :func:`freeze_batchnorm` so the folded
+    statistics stay as they are. Layers without a BatchNorm keep their names and load by name.
+    """
+    import onnx
+    import torch
+    from onnx import numpy_helper
+    from torch import nn
+
+    graph = onnx.load(str(onnx_path)).graph
+    inits = {i.name: numpy_helper.to_array(i) for i in graph.initializer}
+    convs_onnx = [n for n in graph.node if n.op_type == "Conv"]
+    order: list[nn.Conv2d] = []
+    hooks = [m.register_forward_hook(lambda mod, _i, _o: order.append(mod)) for m in model.modules()
+             if isinstance(m, nn.Conv2d)]
+    model.eval()
+    with torch.no_grad():
+        model(example)
+    for h in hooks:
+        h.remove()
+    if len(order) != len(convs_onnx):
+        raise ValueError(f"{onnx_path}: {len(convs_onnx)} convolutions, the model has {len(order)}")
+    bn_after = {}
+    mods = list(model.modules())
+    for seq in mods:
+        if isinstance(seq, nn.Sequential):
+            kids = list(seq)
+            for a, b in zip(kids, kids[1:]):
+                if isinstance(a, nn.Conv2d) and isinstance(b, nn.BatchNorm2d):
+                    bn_after[id(a)] = b
+    loaded = 0
+    with torch.no_grad():
+        for conv, node in zip(order, convs_onnx):
+            w = torch.from_numpy(inits[node.input[1]].copy())
+            b = torch.from_numpy(inits[node.input[2]].copy()) if len(node.input) > 2 else None
+            if w.shape != conv.weight.shape:
+                raise ValueError(f"{onnx_path}: convolution {node.name} is {tuple(w.shape)}, "
+                                 f"the model's {tuple(conv.weight.shape)}")
+            conv.weight.copy_(w)
+            bn = bn_after.get(id(conv))
+            if bn is not None:
+                bn.running_mean.zero_()
+                bn.running_var.fill_(1.0)
+                bn.weight.fill_(math.sqrt(1.0 + bn.eps))
+                bn.bias.copy_(b if b is not None else torch.zeros_like(bn.bias))
+            elif b is not None:
+                conv.bias.copy_(b)
+            loaded += 1
+        state = model.state_dict()
+        for name, arr in inits.items():
+            key = name[len("inner."):] if name.startswith("inner.") else name
+            if key in state and tuple(state[key].shape) == arr.shape:
+                state[key].copy_(torch.from_numpy(arr.copy()))
+                loaded += 1
+    return loaded
+
+
+def freeze_batchnorm(model) -> None:  # noqa: ANN001
+    """Keep every BatchNorm on its running statistics while the rest trains (after ``model.train()``)."""
+    from torch import nn
+
+    for m in model.modules():
+        if isinstance(m, nn.BatchNorm2d):
+            m.eval()

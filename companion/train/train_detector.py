@@ -74,7 +74,8 @@ def detector_loss(out, heat, weight, reg, mask):  # noqa: ANN001, ANN201
 
 def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, *, seed: int = 0,
                    n_train: int = 16_000, n_val: int = 600, epochs: int = 6, batch: int = 16, w: int = 256,
-                   h: int = 192, workers: int = 2, log=print) -> dict:  # noqa: ANN001
+                   h: int = 192, workers: int = 2, init: Path | None = None, log=print) -> dict:  # noqa: ANN001
+    """Make scenes, train, export ``out/detector.onnx``; ``init``: a ``detector.onnx`` to fine-tune."""
     t0 = time.time()
     log(f"detector: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
     tr = make_scenes(train_decks, n_train, seed, w, h, workers, desc="detector scenes (train)")
@@ -83,14 +84,18 @@ def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Pa
 
     import torch
 
-    from .common import export_onnx, seed_everything
+    from .common import export_onnx, freeze_batchnorm, init_from_onnx, seed_everything
     from .nets import CornerNet
 
     seed_everything(seed)
     model = CornerNet()
-    opt = torch.optim.AdamW(model.parameters(), lr=2e-3, weight_decay=1e-4)
+    lr = 2e-3
+    if init is not None:
+        init_from_onnx(model, init, torch.zeros(1, 3, h, w))
+        lr = 7e-4
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (n_train // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=2e-3, total_steps=steps, pct_start=0.1)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.1)
     rng = np.random.default_rng(seed)
 
     def tensors(data, idx):  # noqa: ANN001, ANN202
@@ -103,6 +108,8 @@ def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Pa
     history = []
     for epoch in range(epochs):
         model.train()
+        if init is not None:
+            freeze_batchnorm(model)
         order = rng.permutation(n_train)
         parts = np.zeros(3)
         for k in range(n_train // batch):
@@ -131,7 +138,7 @@ def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Pa
     bar.close()
     export_onnx(_Exported(model), torch.zeros(1, 3, 224, 384), out / "detector.onnx", "image", ["maps"],
                 dynamic_batch=False, dynamic_hw=True)
-    return {"epochs": epochs, "n_train": n_train, "data_seconds": round(t_data, 1),
+    return {"epochs": epochs, "n_train": n_train, "init": str(init) if init else None, "data_seconds": round(t_data, 1),
             "seconds": round(time.time() - t0, 1), "history": history}
 
 

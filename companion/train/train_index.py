@@ -87,8 +87,12 @@ def evaluate(model, x: np.ndarray, g: np.ndarray, s: np.ndarray, batch: int = 10
 
 def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, *, seed: int = 0,
                 n_train: int = 240_000, n_val: int = 16_000, epochs: int = 8, batch: int = 256,
-                workers: int = 2, log=print) -> dict:  # noqa: ANN001
-    """Make data, train, validate on held-out decks, export ``out/index.onnx``. Returns metrics."""
+                workers: int = 2, init: Path | None = None, log=print) -> dict:  # noqa: ANN001
+    """Make data, train, validate on held-out decks, export ``out/index.onnx``. Returns metrics.
+
+    ``init``: an ``index.onnx`` to start from (fine-tuning: BatchNorm statistics kept, a third of the
+    learning rate).
+    """
     t0 = time.time()
     log(f"index: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
     xt, gt, st = make_crops(train_decks, n_train, seed, workers, desc="index crops (train)")
@@ -98,18 +102,27 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
     import torch  # after the worker processes: fork before torch starts its threads
     from torch import nn
 
-    from .common import export_onnx, seed_everything
+    from .common import export_onnx, freeze_batchnorm, init_from_onnx, seed_everything
     from .nets import IndexNet
     seed_everything(seed)
     model = IndexNet()
-    opt = torch.optim.AdamW(model.parameters(), lr=3e-3, weight_decay=1e-4)
+    lr = 3e-3
+    if init is not None:
+        init_from_onnx(model, init, torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W))
+        lr = 1e-3
+        m0 = evaluate(model, xv, gv, sv)
+        log(f"  start ({init}): held-out glyph {m0['glyph_acc']:.4f} suit {m0['suit_acc']:.4f} "
+            f"background {m0['bg_acc']:.4f}")
+    opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(xt) // batch)
-    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=3e-3, total_steps=steps, pct_start=0.15)
+    sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
     ce = nn.CrossEntropyLoss(label_smoothing=0.02)
     rng = np.random.default_rng(seed)
     bar = Progress(steps, "train index")
     for epoch in range(epochs):
         model.train()
+        if init is not None:
+            freeze_batchnorm(model)
         order = rng.permutation(len(xt))
         total = 0.0
         for k in range(len(xt) // batch):
@@ -134,7 +147,7 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
                 "crops", ["glyph_probs", "suit_probs"])
     final = evaluate(model, xv, gv, sv)
     return {"glyph_acc": final["glyph_acc"], "suit_acc": final["suit_acc"], "bg_acc": final["bg_acc"],
-            "n_train": int(len(xt)), "epochs": epochs, "data_seconds": round(t_data, 1),
+            "n_train": int(len(xt)), "epochs": epochs, "init": str(init) if init else None, "data_seconds": round(t_data, 1),
             "seconds": round(time.time() - t0, 1), "glyphs": list(GLYPHS), "suits": list(SUITS_OUT)}
 
 
