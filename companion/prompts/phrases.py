@@ -132,7 +132,7 @@ class Phraser:
         if info.is_flag:
             self._since_remind = 0
             return [Prompt.of("alert", self._alert(info), info.frame)]
-        out = self._ok(info)
+        out = [p for p in self._ok(info) if p.text.strip()]  # a row without a message says nothing
         reminder = self._reminder(info)
         if reminder is not None:
             out.insert(0, reminder)
@@ -172,6 +172,10 @@ class Phraser:
         if p == CENTRE:
             return "Now take a card from the middle."
         return f"Now take a card from {hour_words(p)}."
+
+    def _next_again(self, p: int) -> str:
+        """Another way to say :meth:`_take_next`, so a child does not hear the same words every time."""
+        return "Next, the top card in the middle." if p == CENTRE else f"Next, the top card at {hour_words(p)}."
 
     def _ok(self, info: RowInfo) -> list[Prompt]:
         kind, msg, f = info.event_kind, strip_reminder(info.message), info.frame
@@ -256,8 +260,8 @@ class Phraser:
                               else "That was the fourth king.", f)]
         if not self.child:
             return [Prompt.of("next", msg, f)]
-        text = self._take_next(info.next_pile)
         n = info.placements
+        text = self._take_next(info.next_pile) if n % 2 or info.next_pile is None else self._next_again(info.next_pile)
         if n % PRAISE_EVERY == 1 or PRAISE_EVERY == 1:
             text = f"{_PRAISE[(n // PRAISE_EVERY) % len(_PRAISE)]} {text}"
         return [Prompt.of("next", text, f)]

@@ -250,3 +250,30 @@ def test_watch_fourth_king_offers_the_exchange_in_one_prompt(child):
     _, prompts = run(rows, child)
     (p,) = prompts[-1]
     assert p.kind == "hint" and ("swap" if child else "exchange") in p.text and "fourth king" in p.text
+
+
+def test_odd_rows_never_raise():
+    """Rows from any oracle stream, and malformed ones, give prompts or nothing, never an exception."""
+    from tests.conftest import ORACLES
+    from companion.prompts import GameSummary
+
+    weird = [{"event": ["see", None], "verdict": "ok"}, {"event": ["move", "XX", 99, "sideways"], "verdict": "ok"},
+             {"event": ["place"], "verdict": "WRONG_SIDE"}, {"event": ["return"], "verdict": "ok"},
+             {"event": "turn 3", "verdict": "ok"}, {"event": ["turn", "x"], "verdict": "SOMETHING_NEW",
+                                                    "message": "A flag from the future."},
+             {"outcome": None}, {"outcome": "unfinished"}, {"frame": "x", "time": "y", "event": ["declare", "win"]},
+             None, [], {"event": ["exchange", 3], "verdict": "EXCHANGE_NOT_ALLOWED"}]
+    for child in (False, True):
+        ph, s = Phraser(child=child), GameSummary()
+        for r in weird:
+            for p in ph.for_row(r):
+                assert isinstance(p, Prompt) and p.text
+            s.add(r)
+        s.to_json(), s.text(), s.text(child=True), ph.hint(None), ph.hint(3)
+        for o in ORACLES["oracles"]:
+            if isinstance(o.get("events"), list):
+                ph, s = Phraser(child=child), GameSummary()
+                for r in rows_of(o["events"], o.get("variant", "standard")):
+                    ph.for_row(r)
+                    s.add(r)
+                s.text(child=child)
