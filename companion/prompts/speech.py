@@ -295,7 +295,9 @@ class Speaker:
                 self.engine.speak(prompt.text)
             except Exception as exc:  # any engine fault: warn once, then stay silent
                 with self._cv:
-                    self.warning = f"speech stopped: {getattr(self.engine, 'name', 'engine')}: {exc}".splitlines()[0]
+                    name = str(getattr(self.engine, "name", "engine"))
+                    why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+                    self.warning = f"speech stopped: {why if why.startswith(name) else name + ': ' + why}"
                     self.dropped.extend(p for _, _, p in sorted(self._heap))
                     self._heap.clear()
                     self._busy = False
