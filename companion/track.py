@@ -300,9 +300,10 @@ class GameTracker:
         self.result.lines.append(row)
         return row
 
-    def finish(self) -> list[dict[str, Any]]:
-        """At the end of the source (or on quit): the last rows, ending with the outcome row.
-        Raises :class:`LayoutError` when the layout was never found."""
+    def finish(self, end_of_source: bool = True) -> list[dict[str, Any]]:
+        """At the end of the source (or on quit: ``end_of_source=False``, a card still in the hand is
+        left there): the last rows, ending with the outcome row. Raises :class:`LayoutError` when the
+        layout was never found."""
         if self.finished:
             return []
         if self.watcher is None:
@@ -312,7 +313,7 @@ class GameTracker:
         rows: list[dict[str, Any]] = []
         out = self._out(rows)
         last_frame = self.last_frame
-        if last_frame is not None and not ref.is_over():
+        if end_of_source and last_frame is not None and not ref.is_over():
             for ob in self.watcher.finish(int(last_frame.index), float(last_frame.time_s)):
                 _judge(ref, ob, out, res)
         res.recognitions = self.watcher.recognitions

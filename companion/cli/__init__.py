@@ -18,6 +18,7 @@ from . import vision_cmds  # noqa: F401,E402  recognise
 from . import bench_cmd  # noqa: F401,E402  bench ...
 from . import calibrate_cmd  # noqa: F401,E402  calibrate, mat
 from . import track_cmd  # noqa: F401,E402  track
+from . import play_cmd  # noqa: F401,E402  play, replay
 
 __all__ = ["app", "main", "fail", "CliError"]
 
