@@ -8,7 +8,7 @@ the same overlay reads well at 640x360 and at 1280x720.
 * each pile: a badge with its hour (``1`` .. ``12``, ``K`` for the centre) and under it its counts,
   a small card back with the face-down count and a small card face with the face-up count;
 * the next pile: a bright ring around it and a ``NEXT`` tag;
-* top left: the last card read, drawn as a little card, and the next pile in words;
+* top left: the last card read, drawn as a little card, the next pile in words and the count face up;
 * top right: the status (paused, muted, camera lost...);
 * bottom: the current message in a band (red when it is a mistake), wrapped to the frame's width;
 * at the end: the result, big, in the middle.
@@ -68,8 +68,15 @@ def wrap_text(text: str, max_width: float, measure: Callable[[str], float], max_
     ['one two', 'three', 'four five']
     >>> wrap_text("one two three four five six", 9, len, max_lines=2)
     ['one two', 'three...']
+    >>> wrap_text("Move it beneath 6 o'clock.", 18, len)
+    ['Move it beneath', "6 o'clock."]
     """
-    words = text.split()
+    words: list[str] = []
+    for w in text.split():  # "7 o'clock" stays on one line
+        if words and w.lower().startswith("o'clock"):
+            words[-1] += " " + w
+        else:
+            words.append(w)
     lines: list[str] = []
     cur = ""
     for w in words:
@@ -224,24 +231,29 @@ class OverlayAnnotator:
         cv2.putText(img, "NEXT", (x0, ty), FONT, s, BLACK, th, cv2.LINE_AA)
 
     def _top_left(self, img: np.ndarray, st: OverlayState, u: float) -> int:
+        """The last card as a little card, the next pile and the count face up; returns the bottom y."""
         pad = int(6 * u)
         cw, ch = int(30 * u), int(42 * u)
         s = 0.4 * u
         th = max(1, int(u))
-        lines = ["last card"]
+        caption = "last card"
         nxt = "game over" if st.next_pile is None else (
             "next: centre" if st.next_pile == CENTRE else f"next: {st.next_pile} o'clock")
-        (w1, h1), _ = cv2.getTextSize(lines[0], FONT, s, th)
-        (w2, _), _ = cv2.getTextSize(nxt, FONT, s, th)
+        up = f"face up: {sum(int(n) for n in st.sorted)}/52"
+        (w1, h1), _ = cv2.getTextSize(caption, FONT, s, th)
+        w2 = max(cv2.getTextSize(t, FONT, s, th)[0][0] for t in (nxt, up))
         x0, y0 = pad, pad
         x1 = x0 + 2 * pad + max(w1, cw + pad + w2)
         y1 = y0 + pad + h1 + pad + ch + pad
         _blend_rect(img, (x0, y0), (x1, y1), DARK, 0.7)
-        cv2.putText(img, lines[0], (x0 + pad, y0 + pad + h1), FONT, s, (200, 200, 200), th, cv2.LINE_AA)
+        cv2.putText(img, caption, (x0 + pad, y0 + pad + h1), FONT, s, (200, 200, 200), th, cv2.LINE_AA)
         cx0, cy0 = x0 + pad, y0 + pad + h1 + pad
         _mini_card(img, (cx0, cy0), (cw, ch), st.last_card, u)
         colour = NEXT if st.next_pile is not None else (200, 200, 200)
-        cv2.putText(img, nxt, (cx0 + cw + pad, cy0 + ch // 2 + h1 // 2), FONT, s, colour, th, cv2.LINE_AA)
+        tx = cx0 + cw + pad
+        cv2.putText(img, nxt, (tx, cy0 + ch // 3 + h1 // 2), FONT, s, colour, th, cv2.LINE_AA)
+        cv2.putText(img, up, (tx, cy0 + 2 * ch // 3 + h1 // 2 + int(2 * u)), FONT, s, (140, 230, 140), th,
+                    cv2.LINE_AA)
         return y1
 
     def _status(self, img: np.ndarray, text: str, u: float) -> None:
