@@ -107,7 +107,9 @@ class Pyttsx3Engine:
 
     def __init__(self, *, rate: int = 165) -> None:
         try:
-            import pyttsx3  # noqa: F401
+            import importlib
+
+            importlib.import_module("pyttsx3")
         except ImportError:
             raise SpeechUnavailable(f"no speech engine: {_INSTALL}") from None
         self.rate = rate

@@ -14,7 +14,7 @@ from typing import Any
 import cv2
 import numpy as np
 
-from companion.prompts import GameSummary, Phraser
+from companion.prompts import Phraser
 from companion.prompts.overlay import OverlayAnnotator, OverlayState
 from companion.rules.referee import Referee
 

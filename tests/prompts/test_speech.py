@@ -238,3 +238,44 @@ def test_espeak_ng_without_a_sound_device_is_a_speech_error(tmp_path):
     assert sp.wait_idle(5.0) and sp.failed
     assert err.getvalue().count("\n") == 1 and "no sound device" in err.getvalue()
     sp.close()
+
+
+def test_pyttsx3_comes_first_where_it_works(monkeypatch):
+    """A stand-in pyttsx3 module: find_engine takes it; its driver is started on the speaking thread."""
+    import sys
+    import types
+
+    said, threads = [], []
+
+    class Driver:
+        def setProperty(self, name, value):
+            assert name == "rate"
+
+        def say(self, text):
+            said.append(text)
+
+        def runAndWait(self):
+            threads.append(threading.current_thread().name)
+
+        def stop(self):
+            pass
+
+    fake = types.ModuleType("pyttsx3")
+    fake.init = lambda: Driver()
+    monkeypatch.setitem(sys.modules, "pyttsx3", fake)
+    eng = find_engine()
+    assert eng.name == "pyttsx3"
+    sp = Speaker(eng)
+    sp.say(P("next", "hello"))
+    assert sp.wait_idle(5.0) and said == ["hello"] and threads == ["companion-speech"]
+    sp.close()
+
+    def broken():
+        raise OSError("libespeak.so.1: cannot open shared object file")
+
+    fake.init = broken  # importable but not working: the next engine
+    if shutil.which("espeak-ng"):
+        assert find_engine().name == "espeak-ng"
+    else:
+        with pytest.raises(SpeechUnavailable):
+            find_engine()
