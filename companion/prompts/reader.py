@@ -68,14 +68,15 @@ class Mistake:
     message: str = ""
     corrected_at_frame: int | None = None
     how: str | None = None
+    fixable: bool = True  # False when there is nothing on the table to put right
 
     @property
     def needs_fix(self) -> bool:
-        return self.flag not in NO_FIX_FLAGS
+        return self.fixable and self.flag not in NO_FIX_FLAGS
 
     def to_json(self) -> dict[str, Any]:
         return {"flag": self.flag, "card": self.card, "frame": self.frame, "pile": self.pile,
-                "corrected_at_frame": self.corrected_at_frame, "how": self.how}
+                "corrected_at_frame": self.corrected_at_frame, "how": self.how, "needs_fix": self.needs_fix}
 
 
 @dataclass(frozen=True)
@@ -118,6 +119,7 @@ class _Hand:
     source: int | None
     card: str | None = None
     mistakes: list[int] = field(default_factory=list)  # indexes of taken-by-mistake flags
+    placed_at: int | None = None  # put down before it could be read, at this pile
 
 
 @dataclass
@@ -127,9 +129,9 @@ class _State:
     pending: dict[str, list[int]] = field(default_factory=dict)  # face-up card -> its unfixed mistakes
     taken_order: list[str] = field(default_factory=list)  # face-up cards taken by mistake, oldest first
     reread: list[int] = field(default_factory=list)  # DUPLICATE_CARD flags waiting for a good read
-    loose: list[int] = field(default_factory=list)  # flags with no card to follow (a second card taken)
     kings: set[str] = field(default_factory=set)
     placements: int = 0
+    next_pile: int | None = CENTRE  # the previous row's next pile
 
 
 def _card(text: Any) -> str | None:
@@ -208,6 +210,7 @@ class PlayReader:
         handler = getattr(self, f"_on_{event[0]}", None)
         extra: dict[str, Any] = handler(base) if handler else {}
         s = self._s
+        s.next_pile = base["next_pile"]
         return RowInfo("event", **base, placements=s.placements, kings=len(s.kings), **extra)  # type: ignore[arg-type]
 
     # -- helpers ----------------------------------------------------------------------------
@@ -245,7 +248,7 @@ class PlayReader:
             return {"source": pile}
         if s.hand is not None and b["message"].startswith("One card at a time"):
             i, m = self._flag(b, None, pile)  # the referee ignores the second card: so do we
-            s.loose.append(i)
+            m.fixable = False
             return {"source": pile, "new_mistake": m}
         i, m = self._flag(b, None, pile)
         s.hand = _Hand(pile, mistakes=[i] if v in TAKEN_BY_MISTAKE else [])
@@ -265,11 +268,11 @@ class PlayReader:
         if s.hand is None:
             if msg.startswith("I see "):  # a re-read of a face-up card
                 return {"card": card, "fixed": tuple(fixed)}
-            s.hand = _Hand(_int(b["next_pile"]))  # the take was not observed: the referee inferred it
+            s.hand = _Hand(s.next_pile)  # the take was not observed: the referee inferred it from the pile play was at
         h = s.hand
         extra: dict[str, Any] = {"card": card, "source": h.source, "fixed": tuple(fixed)}
         if v != "ok":
-            i, m = self._flag(b, card, h.source)
+            i, m = self._flag(b, card, h.placed_at if v in POSITION_FLAGS and h.placed_at else h.source)
             extra["new_mistake"] = m
             if v in TAKEN_BY_MISTAKE:
                 h.mistakes.append(i)
@@ -314,8 +317,6 @@ class PlayReader:
         extra["new_mistake"] = m
         if card:
             self._pend(card, faulty + [i])
-        else:
-            s.loose.append(i)
         return extra
 
     def _on_place(self, b: dict[str, Any]) -> dict[str, Any]:
@@ -324,6 +325,7 @@ class PlayReader:
         if s.hand is None:
             return {}
         if s.hand.card is None:  # put down before it could be read: judged when it is read
+            s.hand.placed_at = pile
             return {"source": s.hand.source}
         return self._put_down(b, s.hand.card, pile)
 

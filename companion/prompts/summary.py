@@ -156,7 +156,8 @@ class GameSummary:
 
     def to_json(self) -> dict[str, Any]:
         """``result``, ``face_up``, ``last_card``, ``mistakes`` ([{flag, card, frame, pile,
-        corrected_at_frame, how}]), ``corrected`` (how many), ``asks``, ``placements`` (cards put
+        corrected_at_frame, how, needs_fix}]; ``needs_fix`` is false for a mistake with nothing on the
+        table to put right), ``corrected`` (how many), ``asks``, ``placements`` (cards put
         right first time) and ``seconds`` (first to last row)."""
         mistakes = [m.to_json() for m in self.reader.mistakes]
         return {
@@ -215,7 +216,7 @@ class GameSummary:
         if not ms:
             lines.append("No mistakes.")
         else:
-            needing = [m for m in ms if m["flag"] not in _NO_CARD]
+            needing = [m for m in ms if m["needs_fix"]]
             fixed = [m for m in needing if m["corrected_at_frame"] is not None]
             plural = "s" if len(ms) != 1 else ""
             if needing and len(fixed) == len(needing):
@@ -235,7 +236,7 @@ class GameSummary:
         what = words if m["flag"] in _NO_CARD else f"{'the ' + name if name else 'a card'} {words}"
         if m["corrected_at_frame"] is not None:
             tail = f": {m['how']}." if m["how"] else ": corrected."
-        elif m["flag"] in _NO_CARD:
+        elif not m["needs_fix"]:
             tail = "."
         else:
             tail = ": not corrected."

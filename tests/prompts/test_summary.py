@@ -74,7 +74,7 @@ def test_an_uncorrected_mistake():
     j = s.to_json()
     assert j["result"] == "won" and j["face_up"] == 52
     assert j["mistakes"] == [{"flag": "WRONG_TARGET_PILE", "card": "3C", "frame": 8, "pile": 4,
-                              "corrected_at_frame": None, "how": None}]
+                              "corrected_at_frame": None, "how": None, "needs_fix": True}]
     assert "1 mistake, 0 of 1 corrected:" in s.text() and "not corrected" in s.text()
     assert s.text(child=True).startswith("You won!")
 
