@@ -49,7 +49,10 @@ class SpeechError(RuntimeError):
 
 @runtime_checkable
 class SpeechEngine(Protocol):
-    """Something that says a text aloud. ``speak`` blocks until it is said (or raises)."""
+    """Something that says a text aloud. ``speak`` blocks until it is said (or raises).
+
+    An engine may also have ``stop()``, which cuts the phrase being spoken short (from another
+    thread); the :class:`Speaker` uses it so a mistake alert does not wait behind a routine phrase."""
 
     name: str
 
@@ -71,14 +74,31 @@ class EspeakEngine:
         self.voice = voice
         self.rate = int(rate)
         self.timeout = timeout
+        self._lock = threading.Lock()
+        self._proc: subprocess.Popen[str] | None = None
+        self._stopped = False
 
     def _run(self, args: list[str]) -> None:
         try:
-            proc = subprocess.run([self.exe, "-v", self.voice, "-s", str(self.rate), *args],
-                                  capture_output=True, text=True, timeout=self.timeout)
-        except (OSError, subprocess.SubprocessError) as exc:
+            proc = subprocess.Popen([self.exe, "-v", self.voice, "-s", str(self.rate), *args],
+                                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        except OSError as exc:
             raise SpeechError(f"espeak-ng failed: {exc}") from None
-        err = [ln.strip() for ln in (proc.stderr or "").splitlines() if ln.strip()]
+        with self._lock:
+            self._proc, self._stopped = proc, False
+        try:
+            _, stderr = proc.communicate(timeout=self.timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.communicate()
+            raise SpeechError(f"espeak-ng failed: no end after {self.timeout:g} s") from None
+        finally:
+            with self._lock:
+                self._proc = None
+                stopped, self._stopped = self._stopped, False
+        if stopped:  # cut short on purpose (an alert came): not a failure
+            return
+        err = [ln.strip() for ln in (stderr or "").splitlines() if ln.strip()]
         errors = [ln for ln in err if ln.lower().startswith("error")]
         if proc.returncode != 0 or errors:
             # with no sound device espeak-ng still exits 0, after ALSA's complaints and an "error:" line
@@ -86,6 +106,13 @@ class EspeakEngine:
             if any("ALSA" in ln or "PCM" in ln for ln in err):
                 why += " (no sound device?)"
             raise SpeechError(f"espeak-ng failed (exit {proc.returncode}): {why}")
+
+    def stop(self) -> None:
+        """Cut the phrase being spoken short (the :class:`Speaker` does, for a mistake alert)."""
+        with self._lock:
+            if self._proc is not None and self._proc.poll() is None:
+                self._stopped = True
+                self._proc.terminate()
 
     def speak(self, text: str) -> None:
         self._run(["--", text])
@@ -169,7 +196,8 @@ class Speaker:
     * the most urgent prompt (lowest ``priority``) is spoken first, in order of arrival within one
       priority;
     * an alert (priority 0) drops every queued routine and chatter prompt (priority >= 2): they are
-      stale once a mistake needs attention;
+      stale once a mistake needs attention; a routine phrase being spoken is cut short too, where the
+      engine has ``stop()`` (espeak-ng has);
     * a ``next`` prompt replaces a queued ``next`` prompt (only the latest next pile matters);
     * a full queue (``max_queue``) drops its least urgent, oldest prompt, or the new one if that is
       less urgent than everything queued.
@@ -193,6 +221,8 @@ class Speaker:
         self._seq = itertools.count()
         self._cv = threading.Condition()
         self._busy = False
+        self._current: Prompt | None = None
+        self.interrupted: list[Prompt] = []
         self._thread: threading.Thread | None = None
         if engine is not None:
             self._thread = threading.Thread(target=self._run, name="companion-speech", daemon=True)
@@ -238,6 +268,14 @@ class Speaker:
                 return
             if prompt.priority <= 0:
                 self._drop(lambda p: p.priority >= 2)
+                cur = self._current
+                stop = getattr(self.engine, "stop", None)
+                if cur is not None and cur.priority >= 2 and callable(stop):
+                    self.interrupted.append(cur)
+                    try:
+                        stop()  # the routine phrase being said is stale too
+                    except Exception:  # stopping is a courtesy; speaking on is fine
+                        pass
             elif prompt.kind == "next":
                 self._drop(lambda p: p.kind == "next")
             if len(self._heap) >= self.max_queue:
@@ -286,17 +324,20 @@ class Speaker:
         while True:
             with self._cv:
                 self._busy = False
+                self._current = None
                 self._cv.notify_all()
                 self._cv.wait_for(lambda: self._heap or self._closed)
                 if self._closed:
                     return
                 _, _, prompt = heapq.heappop(self._heap)
                 self._busy = True
+                self._current = prompt
                 self.spoken.append(prompt.text)
             try:
                 self.engine.speak(prompt.text)
             except Exception as exc:  # any engine fault: warn once, then stay silent
                 with self._cv:
+                    self._current = None
                     name = str(getattr(self.engine, "name", "engine"))
                     why = (str(exc).strip().splitlines() or [type(exc).__name__])[0]
                     self.warning = f"speech stopped: {why if why.startswith(name) else name + ': ' + why}"

@@ -279,3 +279,64 @@ def test_pyttsx3_comes_first_where_it_works(monkeypatch):
     else:
         with pytest.raises(SpeechUnavailable):
             find_engine()
+
+
+class StoppableEngine(SlowEngine):
+    """A fake engine whose phrase can be cut short, like espeak-ng's."""
+
+    def __init__(self, seconds: float) -> None:
+        super().__init__(seconds)
+        self._stop = threading.Event()
+        self.cut: list[str] = []
+
+    def speak(self, text: str) -> None:
+        self._stop.clear()
+        self.started.set()
+        if self._stop.wait(self.seconds):
+            self.cut.append(text)
+        else:
+            self.said.append(text)
+
+    def stop(self) -> None:
+        self._stop.set()
+
+
+def test_an_alert_cuts_a_routine_phrase_short():
+    eng = StoppableEngine(3.0)
+    sp = Speaker(eng)
+    sp.say(P("next", "a long routine phrase"))
+    assert eng.started.wait(2.0)
+    t0 = time.perf_counter()
+    sp.say(P("alert", "That seven lives at seven o'clock."))
+    assert time.perf_counter() - t0 < 0.01
+    eng.seconds = 0.05
+    assert sp.wait_idle(2.0) and time.perf_counter() - t0 < 1.0
+    assert eng.cut == ["a long routine phrase"] and eng.said == ["That seven lives at seven o'clock."]
+    assert [p.text for p in sp.interrupted] == ["a long routine phrase"]
+    # an ask being spoken is not cut
+    eng.seconds = 0.3
+    eng.started.clear()
+    sp.say(P("ask", "Show me the corner."))
+    assert eng.started.wait(2.0)
+    sp.say(P("alert", "Oops."))
+    assert sp.wait_idle(5.0) and eng.said[-2:] == ["Show me the corner.", "Oops."]
+    sp.close()
+
+
+@pytest.mark.skipif(shutil.which("espeak-ng") is None,
+                    reason="espeak-ng is not installed (apt install espeak-ng)")
+def test_espeak_ng_can_be_cut_short(tmp_path):
+    eng = EspeakEngine()
+    done = threading.Event()
+
+    def long_phrase():
+        eng.synthesise("one two three four five six seven eight nine ten " * 40, tmp_path / "long.wav")
+        done.set()
+
+    t = threading.Thread(target=long_phrase)
+    t0 = time.perf_counter()
+    t.start()
+    time.sleep(0.2)
+    eng.stop()
+    t.join(5.0)
+    assert done.is_set() and time.perf_counter() - t0 < 5.0  # returned (cut, or already finished), no error
