@@ -4,7 +4,8 @@ Scoring rules (the same for every source):
 
 * a card counts when at least one of its printed indices is at least ``VISIBLE`` visible;
 * it is *read right* when a face-up detection lies on it (its index box centre within one index
-  height of one of the card's index centres) and names the right rank (suit likewise);
+  height of one of the card's index centres, and no other card's index nearer: in a fanned pile the
+  next card's index is often within one index height) and names the right rank (suit likewise);
 * *unknown* when no detection reads a rank for it; *confidently wrong* when a detection on it names a
   wrong rank or suit with the confidence the product acts on;
 * the Dutch deck's courts print B, V, H: read with the default English alphabet, the right answer
@@ -72,6 +73,21 @@ def _on_card(det_points: np.ndarray, index_points: list[tuple[float, float, floa
     return hit
 
 
+def _nearest_card(det_points: np.ndarray, truths: list[dict], min_visible: float = 0.3) -> np.ndarray:
+    """Per detection, the truth card whose (at least partly visible) index centre is nearest, in index
+    heights; -1 where none is within one index height."""
+    owner = np.full(len(det_points), -1)
+    best = np.full(len(det_points), 1.0)
+    for k, t in enumerate(truths):
+        for c in t.get("corners", []):
+            if c["visible"] < min_visible:
+                continue
+            d = np.hypot(det_points[:, 0] - c["point"][0], det_points[:, 1] - c["point"][1]) / max(c["index_h"], 4.0)
+            nearer = d < best
+            owner[nearer], best[nearer] = k, d[nearer]
+    return owner
+
+
 def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callable[[dict], bool] = lambda t: False,
                 visible: float = VISIBLE) -> Score:
     """Score one frame. Each truth: ``card`` (Card), ``corners``: [{point, visible, index_h}]."""
@@ -80,7 +96,8 @@ def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callab
     up = np.nonzero(dets.face_up)[0]
     boxes = dets.index_boxes[up]
     points = np.c_[(boxes[:, 0] + boxes[:, 2]) / 2, (boxes[:, 1] + boxes[:, 3]) / 2] if len(up) else np.zeros((0, 2))
-    for t in truths:
+    owner = _nearest_card(points, truths)
+    for k, t in enumerate(truths):
         corners = [c for c in t.get("corners", []) if c["visible"] >= visible]
         if not t.get("face_up", True) or not corners:
             continue
@@ -88,7 +105,8 @@ def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callab
         card = t["card"]
         want_unknown = expect_unknown(t)
         sc.expected_unknown += want_unknown
-        hits = up[_on_card(points, [(c["point"][0], c["point"][1], c["index_h"]) for c in corners])]
+        on = _on_card(points, [(c["point"][0], c["point"][1], c["index_h"]) for c in corners])
+        hits = up[on & ((owner == k) | (owner < 0))]
         ranks = [int(dets.rank[i]) for i in hits if dets.rank[i] > 0]
         suits = [int(dets.suit[i]) for i in hits if dets.suit[i] >= 0]
         true_rank = card.rank.value

@@ -159,3 +159,22 @@ def test_recognise_cli_json_and_bad_image(tmp_path: Path, held_out_deck):
     assert set(d) >= {"card", "rank", "suit", "confidence", "quad"} and len(d["quad"]) == 4
     assert "cannot read" in r.stderr and str(bad) in r.stderr and "Traceback" not in r.stderr
     assert (tmp_path / "ann" / "card_annotated.png").exists()
+
+
+def test_scoring_gives_a_reading_to_the_nearest_card_of_a_fan():
+    """In a fanned pile the next card's index is within one index height: a right reading of it is
+    not a wrong reading of the card beneath; a reading on a card's own index still counts."""
+    from companion.vision.detections import Detections
+    from companion.vision.evaluate import score_frame
+
+    quad = np.zeros((4, 2), np.float32)
+    truths = [{"card": Card.parse("4C"), "face_up": True, "corners": [{"point": (100, 100), "visible": 1.0, "index_h": 20}]},
+              {"card": Card.parse("6C"), "face_up": True, "corners": [{"point": (115, 100), "visible": 1.0, "index_h": 20}]}]
+
+    def det(x, rank, suit):
+        return (quad, (x - 5, 95, x + 5, 105), rank, suit, 0.99, 0.99, True, 0.0)
+
+    sc = score_frame(Detections.from_rows([det(101, 4, 0)]), truths)  # 4C read at 4C's index
+    assert (sc.cards, sc.rank_right, sc.confident_wrong, sc.unknown) == (2, 1, 0, 1)
+    sc = score_frame(Detections.from_rows([det(101, 6, 0)]), truths)  # 6C read at 4C's index: wrong
+    assert (sc.rank_right, sc.confident_wrong) == (0, 1)
