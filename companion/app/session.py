@@ -408,10 +408,14 @@ class PlaySession:
                 wait = max(0.0, spf - elapsed) if (cfg.realtime and not cfg.live) else 0.0
                 for k in self.ui.keys(wait) if self.ui is not None else []:
                     self._key(k, frame)
+                paused_at = time.monotonic()
                 while self.paused and not cfg.live and getattr(self.ui, "window", False):
-                    self._show(frame)
+                    self._show(frame)  # a file source waits while paused (a camera goes on, unwatched)
                     for k in self.ui.keys(0.05):
                         self._key(k, frame)
+                    if self.paused and time.monotonic() - paused_at > 0.2 and idx + 1 in cfg.keys:
+                        for k in cfg.keys.pop(idx + 1):  # a key script goes on with the next frame's keys
+                            self._key(k, frame)
                 if self.tracker.done:
                     break
             if was_catching:
