@@ -3,7 +3,7 @@ PYTHON ?= python3
 VENV   ?= .venv
 BIN     = $(VENV)/bin
 
-.PHONY: demo test train venv clean
+.PHONY: demo trainer test train venv clean
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,13 @@ $(VENV)/.installed-test: pyproject.toml | $(BIN)/python
 
 venv: $(VENV)/.installed
 
+# A rendered game with mistakes through the whole pipeline (`companion play --demo`): in a window where
+# there is a display, else an annotated video and the prompt transcript. `make trainer`: the scripted
+# terminal trainer that was the demo before the camera pipeline.
 demo: $(VENV)/.installed
+	$(BIN)/companion play --demo
+
+trainer: $(VENV)/.installed
 	$(BIN)/companion demo
 
 test: $(VENV)/.installed-test

@@ -18,8 +18,9 @@ def play_cmd(
     camera: Optional[int] = typer.Option(None, "--camera", metavar="N", help="a webcam (0 is the first)"),
     video: Optional[str] = typer.Option(None, "--video", metavar="PATH", help="a video file or a folder of images"),
     demo: bool = typer.Option(False, "--demo", help="a rendered game with mistakes (seed: the argument)"),
-    layout: str = typer.Option("auto", "--layout", metavar="FILE|auto",
-                               help="a layout file from `companion calibrate`, or auto (from the first frames)"),
+    layout: Optional[str] = typer.Option(None, "--layout", metavar="FILE|auto",
+                                         help="a layout file from `companion calibrate`, or auto (from the first "
+                                              "frames; the default, except that --demo uses the renderer's)"),
     variant: Optional[str] = typer.Option(None, "--variant", help="standard (default) or watch"),
     voice: Optional[bool] = typer.Option(None, "--voice/--no-voice",
                                          help="speak the prompts (default: on with a window, off without)"),
@@ -70,7 +71,8 @@ def play_cmd(
     if log is not None and resume is not None:
         fail("--log and --resume both name the log: give only --resume LOG to go on with a game")
     o = PlayOptions(camera=camera, video=video, demo=(DEMO_SEED if seed is None else seed) if demo else None,
-                    layout=layout, variant=variant, voice=voice, child=child, lang=lang, log=log, resume=resume,
+                    layout=layout or "auto", layout_given=layout is not None, variant=variant, voice=voice,
+                    child=child, lang=lang, log=log, resume=resume,
                     out=out, recogniser=recogniser, models=models, headless=headless, keys=keys, hold_s=hold,
                     realtime=realtime, demo_mistakes=mistakes, demo_resolution=(w, h),
                     reconnect_timeout=reconnect_timeout)
