@@ -13,8 +13,26 @@ import typer
 from ..progress import Progress
 from ._app import app, fail
 
-bench_app = typer.Typer(help="Benchmarks: print measured figures.", no_args_is_help=True)
+bench_app = typer.Typer(help="Benchmarks: print measured figures. Alone: every benchmark, one table.",
+                        invoke_without_command=True)
 app.add_typer(bench_app, name="bench")
+
+
+@bench_app.callback(invoke_without_command=True)
+def bench_all(
+    ctx: typer.Context,
+    quick: bool = typer.Option(False, "--quick", help="small sizes (seconds, not minutes): a smoke test"),
+    as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    models: Optional[Path] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
+) -> None:
+    """Every benchmark (recognise, track, simulate, render) with one table of figures."""
+    if ctx.invoked_subcommand is not None:
+        return
+    report = run_all(quick=quick, models=models)
+    if as_json:
+        print(json.dumps(report))
+        return
+    print(table(report))
 
 
 def _register_track() -> None:
@@ -116,6 +134,131 @@ def _print_report(r: dict) -> None:
     print(f"  speed: 1280x720 with ~{s['visible_face_up_cards_mean']} face-up cards: median {s['ms_median']} ms, "
           f"p95 {s['ms_p95']} ms on one core")
     print(f"  model size: {r['model_bytes'] / 1e6:.2f} MB")
+
+
+# ---------------------------------------------------------------------------------------------------
+# `companion bench` alone: every benchmark, one table
+# ---------------------------------------------------------------------------------------------------
+def _bench_recognise(quick: bool, models: Optional[Path]) -> dict:
+    os.environ.setdefault("OMP_NUM_THREADS", "1")
+    import cv2
+
+    from ..vision.benchframes import held_out_frames, speed_frames
+    from ..vision.evaluate import evaluate_synthetic
+    from ..vision.models import ModelError
+    from ..vision.recogniser import Recogniser
+
+    cv2.setNumThreads(1)
+    try:
+        rec = Recogniser(models)
+    except (ModelError, ValueError, OSError) as exc:
+        return {"error": f"models not available: {exc}"}
+    n = 3 if quick else 40
+    rates, _ = evaluate_synthetic(rec, held_out_frames(n, 12345))
+    times = []
+    for img, _n_up in speed_frames(12345, n=1 if quick else 4):
+        for _ in range(1 if quick else 5):
+            t0 = cv2.getTickCount()
+            rec(img)
+            times.append((cv2.getTickCount() - t0) / cv2.getTickFrequency() * 1000)
+    return {"frames": n, "rank": rates["rank"], "suit": rates["suit"], "unknown": rates["unknown"],
+            "confident_wrong": rates["confident_wrong"], "ms_median_720p": round(statistics.median(times), 1)}
+
+
+def _bench_track(quick: bool) -> dict:
+    from .bench_track import run_bench
+
+    if not quick:
+        r = run_bench(2, 1000, (1280, 720), 3, "oracle", "standard", progress=False)
+        return {k: r[k] for k in ("games", "resolution", "throughput_fps", "latency_ms", "exact_games",
+                                  "false_flags", "missed_flags", "recogniser")}
+    import time
+
+    from ..track import track
+    from ..vision.oracle import RenderedGame
+
+    game = RenderedGame(1000, resolution=(320, 180), mistakes=1, max_moves=4)
+    frames = list(game.frames())
+    t0 = time.perf_counter()
+    res = track(frames, game.oracle, layout=game.layout)
+    secs = time.perf_counter() - t0
+    got = [(ln["event"], ln["verdict"]) for ln in res.events() if ln["verdict"] != "ask"]
+    return {"games": 1, "resolution": "320x180", "throughput_fps": round(len(frames) / max(secs, 1e-9), 1),
+            "latency_ms": None, "exact_games": int(got == game.expected()), "false_flags": None,
+            "missed_flags": None, "recogniser": "oracle"}
+
+
+def _bench_simulate(quick: bool) -> dict:
+    from ..simulate import simulate
+
+    n = 20_000 if quick else 1_000_000
+    r = simulate(n, seed=1)
+    return {"games": n, "win_rate": round(r.win_rate, 6), "mean_face_up": round(r.mean_face_up, 3),
+            "deals_per_second": round(r.deals_per_second)}
+
+
+def _bench_render(quick: bool) -> dict:
+    import time
+
+    from ..synth import record
+
+    size = (640, 360) if quick else (1280, 720)
+    n = 10 if quick else 300
+    scene, d = record.build(5, resolution=size)
+    t0 = time.perf_counter()
+    k = sum(1 for _ in record.render_frames(scene, d.frames[:n], 5))
+    secs = time.perf_counter() - t0
+    return {"frames": k, "resolution": f"{size[0]}x{size[1]}", "frames_per_second": round(k / max(secs, 1e-9), 1),
+            "processes": 1}
+
+
+def run_all(quick: bool = False, models: Optional[Path] = None) -> dict:
+    """Every benchmark; each entry has its figures and ``seconds`` (wall time of that benchmark)."""
+    import platform
+    import time
+
+    report: dict = {"quick": quick, "machine": f"{os.cpu_count()} cores, {platform.machine()}, "
+                    f"Python {platform.python_version()}", "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())}
+    for name, fn in (("recognise", lambda: _bench_recognise(quick, models)), ("track", lambda: _bench_track(quick)),
+                     ("simulate", lambda: _bench_simulate(quick)), ("render", lambda: _bench_render(quick))):
+        t0 = time.perf_counter()
+        report[name] = fn()
+        report[name]["seconds"] = round(time.perf_counter() - t0, 1)
+    return report
+
+
+def table(r: dict) -> str:
+    """The report as one Markdown table."""
+    rows = [("benchmark", "what", "measured", "wall s")]
+    rc = r["recognise"]
+    if "error" in rc:
+        rows.append(("recognise", "trained models", rc["error"], str(rc["seconds"])))
+    else:
+        rank = "-" if rc["rank"] is None else f"{rc['rank'] * 100:.1f}%"
+        rows.append(("recognise", f"{rc['frames']} held-out synthetic frames; one 1280x720 frame, 1 core",
+                     f"rank {rank}, suit {rc['suit'] * 100:.1f}%, unknown {rc['unknown'] * 100:.1f}%, "
+                     f"confidently wrong {rc['confident_wrong'] * 100:.2f}%; {rc['ms_median_720p']} ms/frame",
+                     str(rc["seconds"])))
+    t = r["track"]
+    lat = t.get("latency_ms") or {}
+    lat_s = f", verdict latency median {lat['median']} ms" if lat.get("median") is not None else ""
+    rows.append(("track", f"{t['games']} rendered game(s) with mistakes, {t['resolution']}, {t['recogniser']} cards, 1 core",
+                 f"{t['throughput_fps']} frames/s, exact verdicts {t['exact_games']}/{t['games']}{lat_s}",
+                 str(t["seconds"])))
+    s = r["simulate"]
+    rows.append(("simulate", f"{s['games']:,} random deals, standard, seed 1",
+                 f"{s['deals_per_second']:,} deals/s, win rate {s['win_rate']}, mean face-up {s['mean_face_up']}",
+                 str(s["seconds"])))
+    rd = r["render"]
+    rows.append(("render", f"{rd['frames']} frames of game 5, {rd['resolution']}, one process",
+                 f"{rd['frames_per_second']} frames/s", str(rd["seconds"])))
+    w = [max(len(x[i]) for x in rows) for i in range(4)]
+    lines = [f"Benchmarks ({'quick' if r['quick'] else 'full'}), {r['date']}, {r['machine']}", ""]
+    for k, x in enumerate(rows):
+        lines.append("| " + " | ".join(x[i].ljust(w[i]) for i in range(4)) + " |")
+        if k == 0:
+            lines.append("|" + "|".join("-" * (w[i] + 2) for i in range(4)) + "|")
+    return "\n".join(lines)
 
 
 _register_track()
