@@ -223,6 +223,8 @@ class Watcher:
         self.last_detections: Detections | None = None
         self.view_shifts = 0
         self._orphan: _Hand | None = None
+        self._fd_last: tuple[int, np.ndarray] | None = None  # (frame, centre) of the last face-down card held
+        self._fd_now = False  # one was seen held in this recognition
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -330,7 +332,10 @@ class Watcher:
                     continue
                 d = float(np.linalg.norm(centres[i] - tc.centre)) / self._pile_h(tc.pile)
                 card = reads[i][0]
-                if d < 0.12 and (card is None or card == tc.card or d < 0.05) and d < best_d:
+                # read as another card: a misreading of this one only when that card cannot be new
+                # (it is face up already); an unseen card read here is a new card (just turned over)
+                if d < 0.12 and (card is None or card == tc.card or (d < 0.05 and self._impossible(card, view))) \
+                        and d < best_d:
                     best, best_d = i, d
             if best is None:
                 # read as this card a little off its place, lying at the same pile: its place was
@@ -355,6 +360,7 @@ class Watcher:
                 tc.missing += 1
         # 2. face-down cards off every stack: a card lifted face down
         self._stacks_seen = set()
+        self._fd_now = False
         for i in range(len(dets)):
             if dets.face_up[i]:
                 continue
@@ -363,6 +369,9 @@ class Watcher:
             held = float(dist.min()) > p.off_stack or heights[i] > (1.0 + (p.max_lying_scale - 1.0) * 1.5) * self.stack_size[k]
             if float(dist.min()) < 0.12 and not held:
                 self._stacks_seen.add(k + 1)
+            if held:
+                self._fd_last = (index, centres[i].copy())
+                self._fd_now = True
             if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:  # (not while turning over)
                 g, _ = self.geometry.ground(centres[i], heights[i])
                 self.fd_recent.append((index, self._pile_at(g)))
@@ -385,7 +394,9 @@ class Watcher:
         elif h is not None:
             h.missing += 1
             down = self._put_down_at(h)
-            if down is not None and h.lying_at is not None and h.missing >= p.side_wait:
+            if self._turned_down_here(h):
+                out += self._vanished(h, index, t, view, force=True)  # seen face down where it was: put back
+            elif down is not None and h.lying_at is not None and h.missing >= p.side_wait:
                 out += self._place(h, index, t)  # it lay still at a pile, covered since: put down
             elif down is not None and h.lying_at is None and h.missing >= 3 * p.vanish_reads:
                 h.lying_at = down  # slid beneath (or onto) a pile and covered since
@@ -393,8 +404,9 @@ class Watcher:
             elif down is None and h.missing >= p.vanish_reads:
                 out += self._vanished(h, index, t, view)
         # a new hand card is not where a table card lies (that is a misreading of the table card)
-        others = [i for i in cand if i != mine and not any(
-            float(np.linalg.norm(centres[i] - tc.centre)) < 0.1 * self._pile_h(tc.pile) for tc in self.table)]
+        others = [i for i in cand if i != mine and not (
+            (reads[i][0] is None or self._impossible(reads[i][0], view)) and any(
+                float(np.linalg.norm(centres[i] - tc.centre)) < 0.1 * self._pile_h(tc.pile) for tc in self.table))]
         if others and self.hand is not None and self.hand.missing >= p.vanish_reads \
                 and self._put_down_at(self.hand) is None and any(reads[i][0] is not None for i in others):
             # a new card is read while the hand card is gone, never seen put down: it went back face down
@@ -548,6 +560,24 @@ class Watcher:
             return 0
         dist = np.linalg.norm(lay.centres[:, None, :] - down[None], axis=2) / lay.pile_card_h[:, None]
         return int((dist.min(axis=1) < 0.12).sum())
+
+    def _turned_down_here(self, h: _Hand) -> bool:
+        """The hand card (read, never lying still) is gone and a face-down card was seen held twice since,
+        at the pile where it was last seen or was taken from: it was turned face down (to be put back)."""
+        if not h.announced or h.from_table is not None or h.lying_at is not None or h.missing < 2:
+            return False
+        last = h.last
+        g, _ = self.geometry.ground(last.centre, last.height)
+        here = {self._pile_at(last.centre), self._pile_at(g), h.source} - {None}
+        after = [pl for f, pl in self.fd_recent if f > last.frame and pl in here]
+        # twice; once is enough when it was last seen face up at the pile it was taken from (turned
+        # over there and put back at once)
+        need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
+        return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
+
+    def _impossible(self, card: Card | None, view: GameView) -> bool:
+        """A reading that cannot be a new card: that card already lies face up (a misreading)."""
+        return card is not None and (card in self.table or card in view.face_up)
 
     def _turning(self, s: _Sighting, pile: int) -> bool:
         """A quad much narrower (or wider) than a card lying at ``pile`` looks: a card turning over."""
@@ -722,6 +752,10 @@ class Watcher:
             return []
         if after or flipping:
             self.hand = None
+            if self._fd_last is not None and self._fd_last[0] > last.frame:
+                # where it was last seen face down (coming to lie on a stack): the nearest stack
+                c = self._fd_last[1]
+                q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
             self.fd_recent = deque(((f, pl) for f, pl in self.fd_recent if f > last.frame + 20), maxlen=12)
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
