@@ -1,0 +1,50 @@
+"""GameTracker: the step-wise tracker behind `companion play` (undo, recalibrate, restored referee)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.rules.referee import Referee
+from companion.track import GameTracker, replay_rows, track
+from companion.vision.oracle import RenderedGame
+
+
+@pytest.fixture(scope="module")
+def game_frames():
+    game = RenderedGame(115, resolution=(640, 360), mistakes=3)
+    return game, list(game.frames(limit=330))
+
+
+def test_step_gives_the_rows_of_track(game_frames):
+    game, frames = game_frames
+    gt = GameTracker(game.oracle, layout=game.layout)
+    rows = [r for f in frames for r in gt.step(f)] + gt.finish()
+    assert rows == track(frames, game.oracle, layout=game.layout).lines
+    assert rows[-1]["outcome"] == "unfinished"
+
+
+def test_undo_recalibrate_and_a_restored_referee(game_frames):
+    game, frames = game_frames
+    gt = GameTracker(game.oracle, layout=game.layout)
+    rows = [r for f in frames for r in gt.step(f)]
+    judged = [r for r in rows if r["verdict"] != "ask"]
+    assert len(judged) >= 6
+    assert sum(gt.face_down_counts()) + sum(gt.face_up_counts()) + (gt.ref.card_in_hand is not None) == 52
+    before = (gt.next_pile, gt.face_down_counts(), gt.face_up_counts())
+    undo = gt.undo()
+    assert undo["undo"] == judged[-1]["event"] and len(gt.ref.verdicts) == len(judged) - 1
+    gt.ref.observe(judged[-1]["event"])
+    assert (gt.next_pile, gt.face_down_counts(), gt.face_up_counts()) == before
+    # the referee rebuilt from logged rows (an undo row pops one) is the same
+    ref = Referee()
+    last = replay_rows(ref, rows + [undo] + [judged[-1]])
+    assert [v.code for v in ref.verdicts] == [v.code for v in gt.ref.verdicts]
+    assert str(last) == str(gt.last_card)
+    restored = GameTracker(game.oracle, layout=game.layout, referee=ref, last_card=last)
+    assert restored.face_down_counts() == gt.face_down_counts() and restored.next_pile == gt.next_pile
+    # recalibrate on a settled frame: the 13 piles are found again, close to where they were
+    old = gt.layout.centres.copy()
+    how = gt.recalibrate(frames[0])
+    assert how == "found the 13 piles again"
+    assert float(np.abs(gt.layout.centres - old).max()) < 0.3 * game.layout.card_h
