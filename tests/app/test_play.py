@@ -308,3 +308,60 @@ def test_app_errors_are_one_line(tmp_path, recording):
         run_play(PlayOptions(), make_recogniser)
     with pytest.raises(AppError, match="not supported"):
         run_play(PlayOptions(demo=3, lang="fr"), make_recogniser)
+
+
+def test_a_camera_session_resumes_from_the_logged_rows(recording, full_run, tmp_path):
+    """Live sources cannot be followed again: the referee is rebuilt from the log, frames are numbered
+    on from the last logged one, and the rows go on in the same log."""
+    from companion.app.session import PlayConfig, PlaySession, Resume
+    from companion.prompts.session_log import SessionLog
+    from companion.prompts.speech import Speaker
+    from companion.track import oracle_for_source
+    from companion.vision.layout import Layout
+    from companion.vision.sources import ArraySource
+
+    rows = full_run["rows"]
+    # cut after the eight of hearts is put down (a fresh watcher cannot pick up a card already in the hand)
+    cut = next(i for i, r in enumerate(rows) if "event" in r and r["event"] == ["place", 8, "under"])
+    log = tmp_path / "cam.jsonl"
+    head = dict(rows[0]["session"], source={"kind": "camera", "camera": 0})
+    log.write_text("".join(json.dumps(r) + "\n" for r in [{"session": head}] + rows[1:cut + 1]))
+    last = rows[cut]["frame"]
+    contents = read_log(log)
+    frames = []
+    cap = cv2.VideoCapture(str(recording / "game.mp4"))
+    for _ in range(last + 200):
+        ok, img = cap.read()
+        frames.append(img)
+    cap.release()
+
+    class Sink:
+        window = False
+
+        def show(self, img):
+            pass
+
+        def keys(self, wait_s=0.0):
+            return []
+
+        def wait(self, s):
+            return []
+
+        def close(self):
+            pass
+
+    src = ArraySource(frames[last + 1:])  # the camera: indices from 0 again
+    oracle = oracle_for_source(src, str(recording / "game.mp4"))
+    s = PlaySession(src, lambda f: oracle(type(f)(f.index, f.time_s, f.image)), layout=Layout.load(recording / "layout.json"),
+                    log=SessionLog.open_append(log), speaker=Speaker(None), ui=Sink(),
+                    config=PlayConfig(live=True), out=open(tmp_path / "t.txt", "w"), resume=Resume(contents))
+    assert s.tracker.ref.card_in_hand is None and s.tracker.next_pile == 8
+    assert str(s.tracker.last_card) == "8H" and s.tracker.face_up_counts()[7] == 1
+    assert s._frame_offset == last + 1
+    s.run()
+    s.log.close()
+    after = read_rows(log)[len(contents.rows):]
+    assert all(r["frame"] > last for r in after if isinstance(r.get("frame"), int))
+    judged = [(r["event"], r["verdict"]) for r in after if "event" in r]
+    want = [(r["event"], r["verdict"]) for r in rows[cut + 1:] if "event" in r and r["frame"] < last + 200]
+    assert len(want) >= 2 and judged == want  # the next take and read, as in the uninterrupted run
