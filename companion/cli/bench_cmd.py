@@ -171,13 +171,13 @@ def _bench_track(quick: bool) -> dict:
     if not quick:
         r = run_bench(2, 1000, (1280, 720), 3, "oracle", "standard", progress=False)
         return {k: r[k] for k in ("games", "resolution", "throughput_fps", "latency_ms", "exact_games",
-                                  "false_flags", "missed_flags", "recogniser")}
+                                  "false_flags", "missed_flags", "recogniser")} | {"mistakes": 3, "moves": "whole games"}
     import time
 
     from ..track import track
     from ..vision.oracle import RenderedGame
 
-    game = RenderedGame(1000, resolution=(320, 180), mistakes=1, max_moves=4)
+    game = RenderedGame(1000, resolution=(320, 180), mistakes=0, max_moves=2)
     frames = list(game.frames())
     t0 = time.perf_counter()
     res = track(frames, game.oracle, layout=game.layout)
@@ -185,7 +185,7 @@ def _bench_track(quick: bool) -> dict:
     got = [(ln["event"], ln["verdict"]) for ln in res.events() if ln["verdict"] != "ask"]
     return {"games": 1, "resolution": "320x180", "throughput_fps": round(len(frames) / max(secs, 1e-9), 1),
             "latency_ms": None, "exact_games": int(got == game.expected()), "false_flags": None,
-            "missed_flags": None, "recogniser": "oracle"}
+            "missed_flags": None, "recogniser": "oracle", "mistakes": 0, "moves": "first 2 moves"}
 
 
 def _bench_simulate(quick: bool) -> dict:
@@ -203,7 +203,7 @@ def _bench_render(quick: bool) -> dict:
     from ..synth import record
 
     size = (640, 360) if quick else (1280, 720)
-    n = 10 if quick else 300
+    n = 5 if quick else 300
     scene, d = record.build(5, resolution=size)
     t0 = time.perf_counter()
     k = sum(1 for _ in record.render_frames(scene, d.frames[:n], 5))
@@ -242,7 +242,8 @@ def table(r: dict) -> str:
     t = r["track"]
     lat = t.get("latency_ms") or {}
     lat_s = f", verdict latency median {lat['median']} ms" if lat.get("median") is not None else ""
-    rows.append(("track", f"{t['games']} rendered game(s) with mistakes, {t['resolution']}, {t['recogniser']} cards, 1 core",
+    rows.append(("track", f"{t['games']} rendered game(s) ({t['moves']}, {t['mistakes']} mistakes each), "
+                          f"{t['resolution']}, {t['recogniser']} cards, 1 core",
                  f"{t['throughput_fps']} frames/s, exact verdicts {t['exact_games']}/{t['games']}{lat_s}",
                  str(t["seconds"])))
     s = r["simulate"]

@@ -7,13 +7,25 @@ import pytest
 
 from companion.rules.referee import Referee
 from companion.track import GameTracker, replay_rows, track
-from companion.vision.oracle import RenderedGame
+
+
+class _Game:
+    def __init__(self, recording) -> None:
+        from companion.track import oracle_for_source
+        from companion.vision.layout import Layout
+        from companion.vision.sources import open_source
+
+        src = open_source(str(recording / "game.mp4"))
+        self.oracle = oracle_for_source(src, str(recording / "game.mp4"))
+        self.layout = Layout.load(recording / "layout.json")
+        with src:
+            self.frames = [f for f, _ in zip(src, range(330))]
 
 
 @pytest.fixture(scope="module")
-def game_frames():
-    game = RenderedGame(115, resolution=(640, 360), mistakes=3)
-    return game, list(game.frames(limit=330))
+def game_frames(recording):
+    g = _Game(recording)
+    return g, g.frames
 
 
 def test_step_gives_the_rows_of_track(game_frames):
