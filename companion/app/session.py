@@ -27,7 +27,6 @@ from typing import Any, Callable, TextIO
 
 import numpy as np
 
-from ..cards import Card
 from ..prompts.phrases import Phraser, Prompt
 from ..prompts.session_log import LogContents, SessionLog
 from ..prompts.summary import GameSummary
@@ -472,7 +471,3 @@ class PlaySession:
             elif self.ui is not None:
                 for _ in range(self.cfg.tail_frames):
                     self.ui.show(img)
-
-    @staticmethod
-    def card(text: str | None) -> Card | None:
-        return Card.parse(text) if text else None

@@ -12,11 +12,10 @@ from __future__ import annotations
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 
-__all__ = ["has_display", "WindowUI", "VideoUI", "KEYS", "parse_keys", "UIError"]
+__all__ = ["has_display", "WindowUI", "VideoUI", "KEYS", "parse_keys", "UIError", "default_video_path"]
 
 #: Key name -> action.
 KEYS = {"q": "quit", "space": "pause", "u": "undo", "r": "recalibrate", "m": "mute", "h": "hint"}
