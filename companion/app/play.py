@@ -25,7 +25,7 @@ __all__ = ["PlayOptions", "AppError", "run_play", "ORACLE_NOTICE", "DEMO_SEED", 
 #: Said and shown whenever the cards are read by the oracle stand-in (rendered games only).
 ORACLE_NOTICE = "reading cards from the renderer's truth (oracle), not the camera models"
 DEMO_NOTICE = "demo: cards and piles read from the renderer's truth (oracle), not the camera models"
-DEMO_SEED = 12  # 1550 frames at 30 fps: 24 cards, lost, all three mistakes (under a minute here)
+DEMO_SEED = 12  # 1550 frames at 30 fps (52 s of video): 24 cards, lost, all three mistakes
 DEMO_MISTAKES = 3
 DEMO_RESOLUTION = (640, 360)
 
