@@ -459,6 +459,32 @@ def _widths(quads: np.ndarray) -> np.ndarray:
     return (np.linalg.norm(quads[:, 1] - quads[:, 0], axis=1) + np.linalg.norm(quads[:, 2] - quads[:, 3], axis=1)) / 2
 
 
+def _upright_axis(quads: np.ndarray, groups: Sequence[np.ndarray], min_agreement: float = 0.8) -> np.ndarray | None:
+    """The image direction the ring's cards point along (a unit vector, sign arbitrary) when they are
+    laid upright (all parallel, pointing to 12 o'clock), else None (laid radially: every card points
+    at the centre, so the cards tell nothing about which hour is 12). Axes are averaged as doubled
+    angles (a card's long axis has no sign); ``min_agreement`` is the least resultant length."""
+    q = np.asarray(quads, np.float64).reshape(-1, 4, 2)
+    a = ((q[:, 1] - q[:, 0]) + (q[:, 2] - q[:, 3])) / 2  # along the top and bottom edges
+    b = ((q[:, 3] - q[:, 0]) + (q[:, 2] - q[:, 1])) / 2  # along the sides
+    longer = np.where((np.linalg.norm(b, axis=1) >= np.linalg.norm(a, axis=1))[:, None], b, a)
+    th = np.arctan2(longer[:, 1], longer[:, 0])
+    dbl = np.column_stack([np.cos(2 * th), np.sin(2 * th)])
+    per_pile = []
+    for g in groups:
+        m = dbl[np.asarray(g)].mean(axis=0)
+        n = float(np.linalg.norm(m))
+        if n > 1e-9:
+            per_pile.append(m / n)
+    if len(per_pile) < 8:
+        return None
+    mean = np.mean(per_pile, axis=0)
+    if float(np.linalg.norm(mean)) < min_agreement:
+        return None
+    ang = math.atan2(mean[1], mean[0]) / 2
+    return np.array([math.cos(ang), math.sin(ang)])
+
+
 def layout_from_detections(dets: Detections, image_size: tuple[int, int], twelve_at: str = "top", *,
                            seed: int = 0) -> Layout:
     """The layout from the 13 face-down piles at the start of a game.
@@ -466,7 +492,10 @@ def layout_from_detections(dets: Detections, image_size: tuple[int, int], twelve
     Face-down detections (a stack may give one or several) are clustered into piles; 12 piles on an
     ellipse (a circle seen by a tilted camera, found with a RANSAC fit so stray cards do not spoil
     it) and one near its middle make the clock; the hours are numbered clockwise, 12 being the pile
-    nearest ``twelve_at`` (top, right, bottom or left of the image)."""
+    nearest ``twelve_at`` (top, right, bottom or left of the image). When the cards are laid upright
+    (all parallel, pointing to 12) the hour they point to on the ``twelve_at`` side is 12, so a camera
+    turned (rolled) by up to about 80 degrees still numbers the hours right; cards laid radially tell
+    nothing, and 12 is then the pile nearest ``twelve_at`` (right up to a roll of 15 degrees)."""
     if twelve_at not in TWELVE_SIDES:
         raise LayoutError(f"twelve_at must be one of {', '.join(TWELVE_SIDES)}, got {twelve_at!r}")
     down = dets[~dets.face_up.astype(bool)] if len(dets) else dets
@@ -551,7 +580,12 @@ def layout_from_detections(dets: Detections, image_size: tuple[int, int], twelve
     c13_i = int(near[np.argmin(np.linalg.norm(centres[near] - (ex, ey), axis=1))])
     c13 = centres[c13_i]
     vec = centres[ring] - c13
-    target = np.array(TWELVE_SIDES[twelve_at])
+    target = np.array(TWELVE_SIDES[twelve_at], np.float64)
+    up = _upright_axis(down.quads.astype(np.float64), [groups[j] for j in ring])
+    if up is not None:
+        # cards laid upright all point to 12 o'clock: the hour whose direction the cards point along
+        # (of the two ends, the one on the side of twelve_at), whatever the camera's roll
+        target = up if float(up @ target) >= 0 else -up
     cosines = (vec @ target) / np.maximum(np.linalg.norm(vec, axis=1), 1e-9)
     twelve = int(np.argmax(cosines))
     ang = np.arctan2(vec[:, 1], vec[:, 0])  # y down: increasing angle = clockwise on screen

@@ -90,6 +90,32 @@ def test_auto_layout_numbers_clockwise_from_each_side(twelve_at: str, turn: floa
     assert 55 < lay.card_h < 120 and lay.card_w == pytest.approx(lay.card_h * 63 / 88, rel=0.15)
 
 
+@pytest.mark.parametrize("roll, tilt", [(30.0, 10.0), (-32.0, 25.0), (60.0, 0.0)])
+def test_auto_layout_numbering_survives_a_rolled_camera_when_cards_lie_upright(roll: float, tilt: float) -> None:
+    """Cards laid upright all point to 12 o'clock: with the camera rolled 30-60 degrees the pile nearest
+    the top of the image is 11 or 1, but the cards still say which one is 12."""
+    rng = np.random.default_rng(int(abs(roll)))
+    table = clock_table(roll, rng=rng)
+    up = (math.sin(math.radians(roll)), -math.cos(math.radians(roll)))  # the clock's 12 direction on the table
+    H = tilt_homography(tilt)
+    quads, truth = [], {}
+    for p, c in table.items():
+        for _ in range(2):
+            q = card_quad(tuple(c + rng.normal(0, 0.8, 2)), up, 88.0)
+            quads.append(cv2.perspectiveTransform(q.reshape(-1, 1, 2).astype(np.float64), H).reshape(4, 2))
+        truth[p] = cv2.perspectiveTransform(c.reshape(1, 1, 2).astype(np.float64), H).reshape(2)
+    lay = layout_from_detections(make_dets(quads), SIZE, "top")
+    for p in range(1, 14):
+        assert np.linalg.norm(lay.centres[p - 1] - truth[p]) < 2.0, p
+    # radially laid cards say nothing: then 12 is the pile nearest the top (here 11 or 1, as documented)
+    dets, _ = stacks_to_dets(table, H, rng, per_stack=2)
+    radial = layout_from_detections(dets, SIZE, "top")
+    called_12 = min(range(1, 13), key=lambda p: float(np.linalg.norm(truth[p] - radial.centres[11])))
+    nearest_top = max(range(1, 13), key=lambda p: float(np.dot((truth[p] - truth[13]) / np.linalg.norm(truth[p] - truth[13]),
+                                                               TWELVE_SIDES["top"])))
+    assert called_12 == nearest_top != 12
+
+
 @pytest.mark.parametrize("tilt", [25.0, 35.0])
 def test_auto_layout_with_a_tilted_camera_and_strays(tilt: float) -> None:
     rng = np.random.default_rng(int(tilt))
