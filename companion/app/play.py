@@ -56,6 +56,7 @@ class PlayOptions:
     realtime: bool | None = None
     demo_mistakes: int = DEMO_MISTAKES
     demo_resolution: tuple[int, int] = DEMO_RESOLUTION
+    demo_max_moves: int | None = None  # a demo cut short (tests)
     reconnect_timeout: float = 120.0
     twelve_at: str = "top"
     extra: dict[str, Any] = field(default_factory=dict)
@@ -72,7 +73,7 @@ def _source_spec(o: PlayOptions) -> dict[str, Any]:
     if o.video is not None:
         return {"kind": "video", "video": str(Path(o.video).expanduser().resolve())}
     return {"kind": "demo", "demo": int(o.demo), "mistakes": int(o.demo_mistakes),  # type: ignore[arg-type]
-            "resolution": list(o.demo_resolution)}
+            "resolution": list(o.demo_resolution), "max_moves": o.demo_max_moves}
 
 
 def _open(spec: dict[str, Any], variant: str, o: PlayOptions, on_status: Callable[[str, str], None],
@@ -89,7 +90,7 @@ def _open(spec: dict[str, Any], variant: str, o: PlayOptions, on_status: Callabl
             return src
         w, h = spec.get("resolution") or DEMO_RESOLUTION
         src = DemoSource(int(spec["demo"]), resolution=(int(w), int(h)), mistakes=int(spec.get("mistakes", 0)),
-                         variant=variant)
+                         variant=variant, max_moves=spec.get("max_moves"))
         src.director  # plan the game now: a seed that cannot be played fails here, not mid-loop
         return src
     except SourceError as exc:

@@ -38,6 +38,7 @@ def play_cmd(
     headless: bool = typer.Option(False, "--headless", help="no window even where there is a display"),
     mistakes: int = typer.Option(3, "--mistakes", help="with --demo: mistakes the rendered player makes"),
     resolution: str = typer.Option("640x360", "--resolution", help="with --demo: frame size, WxH"),
+    max_moves: Optional[int] = typer.Option(None, "--max-moves", hidden=True, help="with --demo: stop after N moves"),
     keys: Optional[str] = typer.Option(None, "--keys", hidden=True, help="scripted keys FRAME:KEY,... (tests)"),
     hold: Optional[float] = typer.Option(None, "--hold", hidden=True, help="window: seconds the result stays up"),
     realtime: Optional[bool] = typer.Option(None, "--realtime/--fast", hidden=True,
@@ -74,7 +75,7 @@ def play_cmd(
                     layout=layout or "auto", layout_given=layout is not None, variant=variant, voice=voice,
                     child=child, lang=lang, log=log, resume=resume,
                     out=out, recogniser=recogniser, models=models, headless=headless, keys=keys, hold_s=hold,
-                    realtime=realtime, demo_mistakes=mistakes, demo_resolution=(w, h),
+                    realtime=realtime, demo_mistakes=mistakes, demo_resolution=(w, h), demo_max_moves=max_moves,
                     reconnect_timeout=reconnect_timeout)
     try:
         res = run_play(o, make_recogniser)

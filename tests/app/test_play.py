@@ -136,7 +136,7 @@ def _short_video(recording: Path, folder: Path, frames: int) -> Path:
 
 def test_speech_never_stalls_the_frame_loop(recording, tmp_path, monkeypatch, capsys):
     monkeypatch.delenv("DISPLAY", raising=False)
-    video = _short_video(recording, tmp_path / "short", 420)
+    video = _short_video(recording, tmp_path / "short", 330)
     eng = SlowEngine()
     o = PlayOptions(video=str(video), layout=str(recording / "layout.json"), headless=True, voice=True,
                     log=tmp_path / "s.jsonl")
@@ -197,19 +197,22 @@ def test_replay_without_the_source_draws_a_plain_table(full_run, tmp_path, capsy
 
 
 def test_demo_plays_a_rendered_game_and_its_transcript_matches_the_truth(tmp_path, monkeypatch, capsys):
-    """`companion play --demo 115`: rendered on the fly, the oracle announced, the verdicts the truth's."""
+    """`companion play --demo 12` (cut to 3 moves with one mistake, to keep the test short): rendered on
+    the fly, the oracle announced, the verdicts the truth's."""
     from companion.cli import main
     from companion.vision.sources import DemoSource
 
     monkeypatch.delenv("DISPLAY", raising=False)
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path))
     with pytest.raises(SystemExit) as exc:
-        main(["play", "--demo", "115", "--log", str(tmp_path / "d.jsonl")])
+        main(["play", "--demo", "12", "--mistakes", "1", "--max-moves", "3", "--log", str(tmp_path / "d.jsonl")])
     cap = capsys.readouterr()
     assert exc.value.code in (0, None), cap.err
     rows = read_rows(tmp_path / "d.jsonl")
-    truth = DemoSource(115, resolution=(640, 360), mistakes=3).truth
+    truth = DemoSource(12, resolution=(640, 360), mistakes=1, max_moves=3).truth
     assert [(e, v) for _, e, v in _judged(rows)] == [(e["event"], e["verdict"]) for e in truth["events"]]
+    assert "WRONG_TARGET_PILE" in [v for _, _, v in _judged(rows)]
+    assert [x for x in cap.out.splitlines() if x[9:11] == "! "]  # the mistake's alert is in the transcript
     assert "renderer's truth" in cap.out and "annotated video:" in cap.err
     assert (tmp_path / "d.mp4").exists()
 
