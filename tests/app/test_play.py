@@ -155,7 +155,7 @@ def test_speech_never_stalls_the_frame_loop(recording, tmp_path, monkeypatch, ca
 def test_window_under_a_virtual_display_with_keys(recording, tmp_path):
     video = _short_video(recording, tmp_path / "short", 300)
     log = tmp_path / "w.jsonl"
-    keys = "60:space,61:space,90:m,120:h,200:u,201:q"
+    keys = "60:space,61:space,90:m,120:h,150:r,200:u,201:q"
     r = subprocess.run(["xvfb-run", "-a", *play_argv("--video", str(video), "--layout", str(recording / "layout.json"),
                                                      "--log", str(log), "--keys", keys, "--hold", "0.5", "--fast",
                                                      "--out", str(tmp_path / "w.mp4"), "--no-voice")],
@@ -165,7 +165,9 @@ def test_window_under_a_virtual_display_with_keys(recording, tmp_path):
     assert rows[0]["session"]["options"]["window"] is True
     acts = [(x["frame"], x["action"]) for x in rows if "action" in x and x["action"] != "layout"]
     # the window waits while paused; the script's key of the next frame (61) resumes it, still at frame 60
-    assert acts == [(60, "pause"), (60, "resume"), (90, "mute"), (200, "undo")]
+    assert acts == [(60, "pause"), (60, "resume"), (90, "mute"), (150, "recalibrate"), (200, "undo")]
+    recal = next(x for x in rows if x.get("action") == "recalibrate")
+    assert recal["layout"]["format"] == "companion-layout/1" and recal["message"]
     assert any(x.get("kind") == "hint" and x["frame"] == 120 for x in rows if "prompt" in x)
     undo = [x for x in rows if "undo" in x]
     assert len(undo) == 1 and undo[0]["frame"] == 200
