@@ -13,6 +13,10 @@ and at the end ``{"outcome": {"won", "face_up", "last_card"}}`` or ``{"outcome":
 The camera cannot hear a spoken "declare": once the fourth king is put down (and, in the Watch
 variant, no exchange is possible or the source ended) the tracker adds ``["declare", "win"|"loss"]``
 as the recordings' truth does, then the outcome.
+
+:class:`GameTracker` is the same pipeline one frame at a time (``step(frame)``, ``finish()``), with
+``undo()``, ``recalibrate(frame)``, the referee's state and a start from a restored referee
+(:func:`replay_rows`), for the live companion (:mod:`companion.app`); :func:`track` wraps it.
 """
 
 from __future__ import annotations

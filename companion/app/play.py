@@ -18,7 +18,7 @@ from ..prompts.speech import Speaker, SpeechUnavailable, find_engine
 from ..vision.layout import Layout, LayoutError
 from ..vision.sources import CaptureSource, DemoSource, SourceError, open_source
 from .session import PlayConfig, PlayResult, PlaySession, Resume
-from .ui import UIError, VideoUI, WindowUI, has_display, parse_keys
+from .ui import NoWindow, UIError, VideoUI, WindowUI, has_display, parse_keys
 
 __all__ = ["PlayOptions", "AppError", "run_play", "ORACLE_NOTICE", "DEMO_SEED", "DEMO_MISTAKES"]
 
@@ -229,8 +229,12 @@ def run_play(o: PlayOptions, make_recogniser: Callable[[str, Any, Any, str], tup
         print(f"session log: {log.path}", file=err, flush=True)
         try:
             if window:
-                ui: Any = WindowUI("companion play", out=o.out, fps=fps)
-            else:
+                try:
+                    ui: Any = WindowUI("companion play", out=o.out, fps=fps)
+                except NoWindow as exc:
+                    print(f"note: {exc}; writing an annotated video instead", file=err)
+                    window = False
+            if not window:
                 vpath = Path(o.out) if o.out is not None else _video_path(log.path, resume is not None)
                 ui = VideoUI(vpath, fps)
                 print(f"annotated video: {vpath}", file=err, flush=True)

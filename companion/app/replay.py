@@ -20,7 +20,7 @@ from ..rules.referee import Referee
 from ..track import GameTracker
 from ..vision.layout import Layout, LayoutError
 from .session import overlay_state
-from .ui import UIError, VideoUI, WindowUI, has_display
+from .ui import NoWindow, UIError, VideoUI, WindowUI, has_display
 
 __all__ = ["replay", "ReplayError", "default_layout"]
 
@@ -88,8 +88,13 @@ def replay(log_path: Path | str, *, out: Path | str | None = None, headless: boo
     window = not headless and out is None and has_display()
     fps = 30.0
     try:
-        ui: Any = WindowUI("companion replay") if window else VideoUI(
-            Path(out) if out is not None else Path(log_path).with_suffix(".replay.mp4"), fps)
+        try:
+            ui: Any = WindowUI("companion replay") if window else None
+        except NoWindow as exc:
+            print(f"note: {exc}; writing a video instead", file=sys.stderr)
+            window, ui = False, None
+        if ui is None:
+            ui = VideoUI(Path(out) if out is not None else Path(log_path).with_suffix(".replay.mp4"), fps)
     except UIError as exc:
         raise ReplayError(str(exc)) from None
     if not window:

@@ -15,7 +15,7 @@ from pathlib import Path
 
 import numpy as np
 
-__all__ = ["has_display", "WindowUI", "VideoUI", "KEYS", "parse_keys", "UIError", "default_video_path"]
+__all__ = ["has_display", "WindowUI", "VideoUI", "KEYS", "parse_keys", "UIError", "NoWindow", "default_video_path"]
 
 #: Key name -> action.
 KEYS = {"q": "quit", "space": "pause", "u": "undo", "r": "recalibrate", "m": "mute", "h": "hint"}
@@ -25,6 +25,10 @@ _CODES = {ord("q"): "q", 27: "q", ord(" "): "space", ord("u"): "u", ord("r"): "r
 
 class UIError(ValueError):
     """Bad UI input (a key script that does not parse, an output that cannot be written)."""
+
+
+class NoWindow(UIError):
+    """A display is there but OpenCV cannot open a window (built without GUI support)."""
 
 
 def has_display() -> bool:
@@ -96,7 +100,10 @@ class WindowUI:
 
         self.cv2 = cv2
         self.title = title
-        cv2.namedWindow(title, cv2.WINDOW_NORMAL)
+        try:
+            cv2.namedWindow(title, cv2.WINDOW_NORMAL)
+        except cv2.error as exc:  # an OpenCV built without windows (opencv-python-headless)
+            raise NoWindow(f"OpenCV cannot open a window here ({str(exc).strip().splitlines()[-1][:80]})") from None
         self.writer = None
         self._sized = False
         if out is not None:
