@@ -7,7 +7,8 @@ corners is at least ``read_visible`` uncovered and inside the image (the recordi
 "readable"), with its rank and suit; when it is only partly visible (``seen_visible``) it is
 reported with rank and suit unknown; a face-down card (a stack's top card, or a card held face
 down) is reported when ``seen_visible`` of it shows. Optional ``misread`` and ``drop`` rates (with
-a seed) make it imperfect in a controlled way, to test the watcher's hysteresis.
+a seed) make it imperfect in a controlled way, to test the watcher's hysteresis; ``size_noise`` scales
+every quad by a random factor (the trained detector's quads vary about +-20% in size).
 """
 
 from __future__ import annotations
@@ -36,7 +37,8 @@ class OracleRecogniser:
     """``OracleRecogniser(scene, frame_specs)(frame) -> Detections`` where ``frame.index`` picks the spec."""
 
     def __init__(self, scene: Any, specs: Sequence[Any], *, read_visible: float = 0.95, seen_visible: float = 0.5,
-                 misread: float = 0.0, drop: float = 0.0, seed: int = 0, scale: float = 1.0) -> None:
+                 misread: float = 0.0, drop: float = 0.0, seed: int = 0, scale: float = 1.0,
+                 size_noise: float = 0.0) -> None:
         self.scene = scene
         self.specs = specs
         self.read_visible = read_visible
@@ -45,6 +47,7 @@ class OracleRecogniser:
         self.drop = drop
         self.seed = seed
         self.scale = scale  # image scale relative to the scene's camera (frames resized by the caller)
+        self.size_noise = size_noise  # each quad scaled about its centre by a factor in 1 +- this (uniform)
         self.calls = 0
 
     # frames may come as Frame objects or plain indices
@@ -152,6 +155,9 @@ class OracleRecogniser:
         out = []
         for quad, box, rank, suit, rc, sc, fu in rows:
             qd = np.asarray(quad, np.float32).reshape(4, 2) * self.scale
+            if self.size_noise:
+                c = qd.mean(axis=0)
+                qd = c + (qd - c) * np.float32(1.0 + rng.uniform(-self.size_noise, self.size_noise))
             u = (qd[0] + qd[1]) / 2 - (qd[3] + qd[2]) / 2
             n = float(np.hypot(*u)) or 1.0
             out.append((qd, np.asarray(box, np.float32) * self.scale, rank, suit, rc, sc, fu,

@@ -56,11 +56,14 @@ class WatcherParams:
     min_confidence: float = 0.9  # readings below this count as unknown
     still_tolerance: float = 0.04  # card heights: a lying card moves less than this between recognitions
     still_reads: int = 2  # recognitions in a row at one place make a card lying still
-    max_lying_scale: float = 1.04  # a card looking bigger than this (x a lying card there) is held up
+    max_lying_scale: float = 1.04  # a card looking bigger than this (x a lying card there) is held up; also
+    # the detector's size scatter the other size checks allow for (1.25 for quads +-20% in size)
     top_radius: float = 0.17  # card heights along the fan: a card this close to the stack centre may lie on top
     vanish_reads: int = 4  # recognitions without the hand card before it counts as turned face down
     ask_after_s: float = 1.5  # a card lying unread this long gives an "ask"
     side_wait: int = 5  # recognitions a card close to a stack that stays hidden lies before it counts as on top
+    top_sure: float = 0.12  # card heights along the fan: a card lying closer to the stack centre is on top
+    under_sure: float = 0.2  # ... one lying at least this far out is beneath (between: the stack decides)
     off_stack: float = 0.15  # card heights: a face-down card this far from every stack is held
     change_level: int = 6  # grey levels: a pixel of the small motion image changed by more than this...
     change_pixels: int = 3  # ...in more than this many pixels: the frame moved
@@ -82,6 +85,8 @@ class WatcherParams:
         check("max_lying_scale", 1.0 < self.max_lying_scale <= 2.0, "in (1, 2]")
         check("top_radius", 0.0 < self.top_radius < 1.0, "in (0, 1) card heights")
         check("vanish_reads", isinstance(self.vanish_reads, int) and 1 <= self.vanish_reads <= 50, "1..50")
+        check("top_sure", 0.0 < self.top_sure <= self.under_sure, "in (0, under_sure] card heights")
+        check("under_sure", 0.0 < self.under_sure < 1.0, "in (0, 1) card heights")
         check("side_wait", isinstance(self.side_wait, int) and 1 <= self.side_wait <= 100, "1..100")
         check("ask_after_s", 0.0 < self.ask_after_s <= 60.0, "in (0, 60] seconds")
         check("off_stack", 0.0 < self.off_stack < 1.0, "in (0, 1) card heights")
@@ -239,8 +244,11 @@ class Watcher:
             self.stack_size = self.geometry.sizes.copy()
             self.stack_aspect = np.full(13, CARD_ASPECT)
             self._sizes_seen = np.zeros(13, bool)
+            self._size_hist = [deque(maxlen=9) for _ in range(13)]
             return
-        self.stack_size = self.stack_size * (layout.pile_card_h / old.pile_card_h)
+        ratio = layout.pile_card_h / old.pile_card_h
+        self.stack_size = self.stack_size * ratio
+        self._size_hist = [deque((v * float(r) for v in hq), maxlen=9) for hq, r in zip(self._size_hist, ratio)]
         self.geometry = ViewGeometry(layout, sizes=self.stack_size)
         for tc in self.table:
             p = tc.pile
@@ -299,7 +307,7 @@ class Watcher:
 
     def _stack_still(self, pile: int) -> bool:
         """Nothing moved around the stack of ``pile`` in the last frames."""
-        return len(self._motion_hist) > 0 and all(int(m[pile - 1]) == 0 for m in self._motion_hist)
+        return len(self._motion_hist) > 0 and all(int(m[pile - 1]) == 0 for m in list(self._motion_hist)[-2:])
 
     # -- one recognition ---------------------------------------------------------------------------
     def _pile_h(self, pile: int) -> float:
@@ -366,15 +374,19 @@ class Watcher:
                 continue
             dist = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
             k = int(np.argmin(dist))
-            held = float(dist.min()) > p.off_stack or heights[i] > (1.0 + (p.max_lying_scale - 1.0) * 1.5) * self.stack_size[k]
+            held = float(dist.min()) > p.off_stack or (
+                len(self._size_hist[k]) >= 3 and heights[i] > (1.0 + (p.max_lying_scale - 1.0) * 1.5) * self.stack_size[k])
             if float(dist.min()) < 0.12 and not held:
                 self._stacks_seen.add(k + 1)
             if held:
                 self._fd_last = (index, centres[i].copy())
                 self._fd_now = True
-            if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:  # (not while turning over)
-                g, _ = self.geometry.ground(centres[i], heights[i])
+            if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:
+                g = self._ground(centres[i], heights[i])
                 self.fd_recent.append((index, self._pile_at(g)))
+            elif held and float(dist.min()) < 0.6:
+                # turning over (foreshortened: its size says nothing of its height) close by a stack
+                self.fd_recent.append((index, k + 1))
         # 3. the hand card, and maybe the next one
         cand = [i for i in up if i not in explained]
         h = self.hand
@@ -436,7 +448,10 @@ class Watcher:
                 h.missing = 0
             else:
                 h = self.hand = _Hand(first_frame=index)
-                h.fd_piles = [pl for f, pl in self.fd_recent if pl is not None and f >= index - 45]
+                # the face-down sightings just before its face showed (lifted, then turned over: well
+                # under 20 frames); older ones only when there are none (they may be another card's)
+                h.fd_piles = [pl for f, pl in self.fd_recent if pl is not None and f >= index - 20] or \
+                    [pl for f, pl in self.fd_recent if pl is not None and f >= index - 45]
             self._orphan = None
             out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i])
         return out
@@ -473,8 +488,11 @@ class Watcher:
                 continue
             d = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
             k = int(np.argmin(d))
-            if d[k] < 0.1 and (not self._sizes_seen[k] or abs(sizes[i] / self.stack_size[k] - 1.0) < 0.05):
-                self.stack_size[k] = 0.7 * self.stack_size[k] + 0.3 * sizes[i] if self._sizes_seen[k] else sizes[i]
+            tol = 1.25 * (self.params.max_lying_scale - 1.0)
+            if d[k] < 0.1 and (not self._sizes_seen[k] or abs(sizes[i] / self.stack_size[k] - 1.0) < tol):
+                # the median of the last sightings (the detector's sizes scatter)
+                self._size_hist[k].append(float(sizes[i]))
+                self.stack_size[k] = float(np.median(self._size_hist[k]))
                 self.stack_aspect[k] = (0.7 * self.stack_aspect[k] + 0.3 * aspects[i] if self._sizes_seen[k]
                                         else aspects[i])
                 self._sizes_seen[k] = True
@@ -507,7 +525,7 @@ class Watcher:
         h.idle = h.idle + 1 if moved < p.still_tolerance else 0
         pos = self._lying_position(s)
         if h.source is not None and not h.left_source:
-            g, _ = self.geometry.ground(s.centre, s.height)
+            g = self._ground(s.centre, s.height)
             src = self.layout.centres[h.source - 1]
             h.left_source = float(np.linalg.norm(g - src)) > 0.6 * self._pile_h(h.source)
             if pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source and \
@@ -543,7 +561,8 @@ class Watcher:
             h.lying_reads += 1
             # beneath, far out, or close to the stack while the stack shows: put down now; close to the
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
-            if pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2 or h.lying_reads >= p.side_wait:
+            if pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2 or h.lying_reads >= p.side_wait \
+                    or self._side_by_place(pos[0], s.centre, h) is not None:
                 out += self._try_place(h, index, t)
         return out
 
@@ -561,13 +580,39 @@ class Watcher:
         dist = np.linalg.norm(lay.centres[:, None, :] - down[None], axis=2) / lay.pile_card_h[:, None]
         return int((dist.min(axis=1) < 0.12).sum())
 
+    def _ground(self, centre: np.ndarray, height: float) -> np.ndarray:
+        """The table point beneath a card seen at ``centre`` with size ``height``: the card's own place
+        unless it looks bigger than a card lying there by more than the detector's size scatter
+        (``max_lying_scale``), so noisy sizes do not move lying cards."""
+        c = np.asarray(centre, np.float64)
+        if self.geometry.scale(c, height) <= self.params.max_lying_scale:
+            return c
+        return self.geometry.ground(c, height)[0]
+
+    def _side_by_place(self, q: int, centre: np.ndarray, h: _Hand | None = None) -> str | None:
+        """The side where the place alone tells it: a card lying within ``top_sure`` of the stack's centre
+        is on top (a card beneath shows its index corner, so it lies further out: the recordings' first
+        slot lies 0.165-0.28 card heights out with the built-in deck; about 0.14 is the least an index
+        corner allows); one lying ``under_sure`` or more out is beneath (an askew card on top lies
+        within about 0.07 of the centre, one time in ten beyond 0.12). None: too close to tell; the
+        stack's showing (or staying hidden with no hand over it) decides; so it does for a card that has
+        not left the pile it was taken from."""
+        a = self._along(q, centre)
+        if h is not None and h.source == q and not h.left_source and a < self.params.under_sure:
+            return None  # still over the pile it was taken from: perhaps only held there (turned over)
+        if abs(a) < self.params.top_sure:
+            return "top"
+        if a >= self.params.under_sure:
+            return "under"
+        return None
+
     def _turned_down_here(self, h: _Hand) -> bool:
         """The hand card (read, never lying still) is gone and a face-down card was seen held twice since,
         at the pile where it was last seen or was taken from: it was turned face down (to be put back)."""
         if not h.announced or h.from_table is not None or h.lying_at is not None or h.missing < 2:
             return False
         last = h.last
-        g, _ = self.geometry.ground(last.centre, last.height)
+        g = self._ground(last.centre, last.height)
         here = {self._pile_at(last.centre), self._pile_at(g), h.source} - {None}
         after = [pl for f, pl in self.fd_recent if f > last.frame and pl in here]
         # twice; once is enough when it was last seen face up at the pile it was taken from (turned
@@ -665,7 +710,7 @@ class Watcher:
         s0 = h.sightings[0]  # the card's face first seen (perhaps still turning over, unread)
         if s0 is not s and float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h:
             s = s0
-        g, _ = self.geometry.ground(s.centre, s.height)
+        g = self._ground(s.centre, s.height)
         q = self._pile_at(g)
         if q is None:
             d = np.linalg.norm(self.layout.centres - g, axis=1)
@@ -699,6 +744,8 @@ class Watcher:
             down = (self._view.face_down or {}).get(q) if self._view is not None else None
             if h.stack_seen > 0 or down == 0:
                 side = "under"
+            elif self._side_by_place(q, h.last.centre, h) is not None:
+                side = self._side_by_place(q, h.last.centre, h)
             elif h.stack_hidden >= 2:
                 side = "top"  # it hides the stack, and no hand does
             elif how == "newcard":
@@ -725,7 +772,7 @@ class Watcher:
     def _vanished(self, h: _Hand, index: int, t: float, view: GameView, force: bool = False) -> list[Observation]:
         """The hand card has not been seen for a while: turned face down (returned or exchanged)?"""
         last = h.last
-        g, _ = self.geometry.ground(last.centre, last.height)
+        g = self._ground(last.centre, last.height)
         # the card turned face down: the first face-down card seen off the stacks just after its face
         after = [pl for f, pl in self.fd_recent if last.frame < f <= last.frame + 20 and pl is not None]
         lp = self._pile_at(last.centre) or self._pile_at(g) or 13
