@@ -63,7 +63,7 @@ class WatcherParams:
     ask_after_s: float = 1.5  # a card lying unread this long gives an "ask"
     side_wait: int = 5  # recognitions a card close to a stack that stays hidden lies before it counts as on top
     top_sure: float = 0.12  # card heights along the fan: a card lying closer to the stack centre is on top
-    under_sure: float = 0.2  # ... one lying at least this far out is beneath (between: the stack decides)
+    under_sure: float = 0.18  # ... one lying at least this far out is beneath (between: the stack decides)
     off_stack: float = 0.15  # card heights: a face-down card this far from every stack is held
     change_level: int = 6  # grey levels: a pixel of the small motion image changed by more than this...
     change_pixels: int = 3  # ...in more than this many pixels: the frame moved
@@ -334,6 +334,8 @@ class Watcher:
         explained: set[int] = set()
         seen_table: set[Card] = set()
         for tc in self.table:
+            if self.hand is not None and self.hand.from_table == tc.card:
+                continue  # being moved: its old place says nothing now
             best, best_d = None, math.inf
             for i in up:
                 if i in explained:
