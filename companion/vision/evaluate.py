@@ -211,3 +211,76 @@ def evaluate_synthetic(recognise: Callable[[np.ndarray], Detections], frames: It
         if progress:
             progress(1)
     return total.rates(), times
+
+
+# ------------------------------------------------------------------------------------------------
+# where the misses come from (detector or index reader)
+# ------------------------------------------------------------------------------------------------
+SIZE_BINS = ((0, 90, "60-90 px"), (90, 150, "90-150 px"), (150, 250, "150-250 px"), (250, 1e9, "250+ px"))
+
+
+def diagnose_synthetic(rec, frames: Iterable[tuple[np.ndarray, list[dict]]], min_confidence: float | None = None) -> dict:  # noqa: ANN001
+    """Per card height: detector recall of visible indices, and the reader on true and on found crops.
+
+    For every index at least ``VISIBLE`` visible: *found* when a face-up detector candidate lies within
+    half an index height of its centre; the reader is then fed the crop cut at the true centre, up
+    direction and size (*truth crop*) and the crop cut where the detector put it (*found crop*), and
+    each reading is right (rank right at the confidence the product acts on), unknown, background
+    (rejected as not an index) or wrong.
+    """
+    from .geometry import Pyramid, crop_index
+
+    thr = rec.config.min_confidence if min_confidence is None else min_confidence
+    bins = {name: Counter() for _, _, name in SIZE_BINS}
+    for img, truths in frames:
+        cand = rec.detect(img)
+        up = np.nonzero(cand.face_up)[0]
+        pyr = Pyramid(img)
+        crops, meta = [], []
+        for t in truths:
+            if not t["face_up"]:
+                continue
+            q = np.asarray(t["quad"], np.float64)
+            top, bottom = (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
+            card_h = float(np.linalg.norm(top - bottom))
+            u = (top - bottom) / max(card_h, 1e-6)
+            name = next(n for lo, hi, n in SIZE_BINS if lo <= card_h < hi)
+            for c in t["corners"]:
+                if c["visible"] < VISIBLE:
+                    continue
+                p = np.asarray(c["point"], np.float64)
+                cu = u if np.linalg.norm(p - top) < np.linalg.norm(p - bottom) else -u
+                bins[name]["indices"] += 1
+                crops.append(crop_index(pyr, tuple(p), tuple(cu), c["index_h"]))
+                meta.append(("truth", name, t["card"]))
+                d = np.hypot(*(cand.points[up] - p).T) if len(up) else np.zeros(0)
+                if len(d) and d.min() < max(0.5 * c["index_h"], 3.0):
+                    bins[name]["found"] += 1
+                    k = up[int(d.argmin())]
+                    crops.append(crop_index(pyr, tuple(cand.points[k]), tuple(cand.up[k]), float(cand.index_h[k])))
+                    meta.append(("found", name, t["card"]))
+        if not crops:
+            continue
+        glyph_p, _suit_p = rec.read(np.stack(crops))
+        rank_p = glyph_p @ rec._rank_matrix
+        for (kind, name, card), g, rp in zip(meta, glyph_p, rank_p):
+            r = int(rp[1:].argmax()) + 1
+            if g[0] >= rec.config.background_reject:
+                out = "background"
+            elif rp[r] < thr:
+                out = "unknown"
+            else:
+                out = "right" if r == card.rank.value else "wrong"
+            bins[name][f"{kind}_{out}"] += 1
+    table = {}
+    for name, c in bins.items():
+        n, f = c["indices"], c["found"]
+        table[name] = {
+            "indices": n,
+            "found": round(f / n, 3) if n else None,
+            **{f"truth_crop_{o}": round(c[f"truth_{o}"] / n, 3) if n else None
+               for o in ("right", "unknown", "background", "wrong")},
+            **{f"found_crop_{o}": round(c[f"found_{o}"] / f, 3) if f else None
+               for o in ("right", "unknown", "background", "wrong")},
+        }
+    return table
