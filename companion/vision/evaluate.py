@@ -122,7 +122,10 @@ def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callab
         wrong_suit = any(s != true_suit for s in suits)
         if wrong_rank or wrong_suit:
             sc.confident_wrong += 1
-            got = f"{rank_label(ranks[0]) if ranks else '?'}{suit_code(suits[0]) if suits else '?'}"
+            # name the wrong reading (another detection on the card may have read it right)
+            r_got = next((r for r in ranks if r != true_rank or want_unknown), ranks[0] if ranks else 0)
+            s_got = next((s for s in suits if s != true_suit), suits[0] if suits else -1)
+            got = f"{rank_label(r_got) or '?'}{suit_code(s_got) or '?'}"
             sc.confusions[(card.rank.label + card.suit.code, got)] += 1
     # a confident reading where no card's index is: a false find, as wrong as a misread
     all_corners = [(c["point"][0], c["point"][1], c["index_h"]) for t in truths for c in t.get("corners", [])

@@ -110,11 +110,12 @@ def _held_out_rates():
 
 
 def test_held_out_frames_regression_floor():
-    """A floor under today's measured figures (rank 0.31, confidently wrong 0.03 on these frames)."""
+    """A floor just under the measured figures of the committed models (rank 0.32, confidently wrong 0 on these
+    78 cards; the models before: rank 0.31)."""
     rates = _held_out_rates()
     assert rates["cards"] >= 30
-    assert rates["rank"] >= 0.25, rates
-    assert rates["confident_wrong"] <= 0.08, rates
+    assert rates["rank"] >= 0.30, rates
+    assert rates["confident_wrong"] <= 0.02, rates
 
 
 @pytest.mark.xfail(reason=BELOW_TARGET, strict=False)
@@ -178,3 +179,36 @@ def test_scoring_gives_a_reading_to_the_nearest_card_of_a_fan():
     assert (sc.cards, sc.rank_right, sc.confident_wrong, sc.unknown) == (2, 1, 0, 1)
     sc = score_frame(Detections.from_rows([det(101, 6, 0)]), truths)  # 6C read at 4C's index: wrong
     assert (sc.rank_right, sc.confident_wrong) == (0, 1)
+
+
+def test_retry_takes_the_most_confident_rank_and_never_settles_a_disagreement():
+    from companion.vision.recogniser import RecogniserConfig, _most_confident, _rank_matrix
+    from companion.vision.spec import GLYPH_ID, GLYPHS
+
+    cfg = RecogniserConfig(retry_variants=((0.8, 0.0), (1.25, 0.0)))
+    m = _rank_matrix("english")
+
+    def row(glyph, p):
+        r = np.full(len(GLYPHS), (1 - p) / (len(GLYPHS) - 1), np.float32)
+        r[GLYPH_ID[glyph]] = p
+        return r
+
+    best = _most_confident(np.stack([row("7", 0.6), row("7", 0.95), row("bg", 0.9)]), m, cfg)
+    assert best.argmax() == GLYPH_ID["7"] and best.max() == pytest.approx(0.95)
+    weak = _most_confident(np.stack([row("7", 0.6), row("7", 0.88)]), m, cfg)  # a retry must reach 0.9
+    assert weak.max() == pytest.approx(0.6)
+    split = _most_confident(np.stack([row("6", 0.5), row("6", 0.97), row("9", 0.96)]), m, cfg)
+    assert (split @ m)[1:].max() < cfg.min_confidence
+
+
+def test_retry_never_reads_a_blank_card_or_a_back(held_out_deck):
+    from companion.vision.recogniser import Recogniser, RecogniserConfig
+
+    rec = Recogniser(MODELS, config=RecogniserConfig(retry_variants=((0.8, 0.0), (1.25, 0.0), (1.0, 12.0), (1.0, -12.0))))
+    blank = np.zeros_like(held_out_deck.face("2C"))
+    blank[..., :3] = 245
+    blank[..., 3] = held_out_deck.face("2C")[..., 3]
+    frame = place(table(), blank, (400, 360), 10, 240)
+    frame = place(frame, held_out_deck.back(), (880, 360), -20, 240)
+    assert read_cards(rec(frame)) == []
+    assert read_cards(rec(place(table(), held_out_deck.face("QS"), (640, 360), 0, 220))) == ["QS"]
