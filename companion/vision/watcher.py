@@ -410,6 +410,8 @@ class Watcher:
             down = self._put_down_at(h)
             if self._turned_down_here(h):
                 out += self._vanished(h, index, t, view, force=True)  # seen face down where it was: put back
+            elif down is not None and self._exchanging(h) and h.missing >= p.vanish_reads:
+                out += self._vanished(h, index, t, view, force=True)  # the king went out of sight at a pile
             elif down is not None and h.lying_at is not None and h.missing >= p.side_wait:
                 out += self._place(h, index, t)  # it lay still at a pile, covered since: put down
             elif down is not None and h.lying_at is None and h.missing >= 3 * p.vanish_reads:
@@ -439,7 +441,10 @@ class Watcher:
             out += self._place(hd, index, t, "newcard")
         if others and (self.hand is None or self._put_down_at(self.hand) is not None):
             # a new card in the hand; a hand card lying at a pile is put down
-            if self.hand is not None:
+            if self.hand is not None and self._exchanging(self.hand):
+                out += self._vanished(self.hand, index, t, view, force=True)  # the card taken in exchange
+                self.hand = None
+            elif self.hand is not None:
                 self.hand.lying_at = self._put_down_at(self.hand)
                 out += self._place(self.hand, index, t, "newcard")
             i = max(others, key=lambda i: (reads[i][0] is not None, dets.confidence(i)))
@@ -534,7 +539,8 @@ class Watcher:
                     s.height > (1.0 + (p.max_lying_scale - 1.0) / 2) * self.geometry.pile_size_at(pos[0], s.centre):
                 pos = None  # still over the pile it came from, a little up: held there (to be put back)
         stays = pos is not None and moved < p.still_tolerance and (h.lying_at is None or h.lying_at[0] == pos[0])
-        if h.lying_at is not None and not stays and (h.announced or h.from_table is not None):
+        if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
+                and not self._exchanging(h):
             # it lay at a pile and moves again: it was put down there, and is being picked up
             card = h.from_table or h.card
             out += self._place(h, index, t, "pickup")
@@ -565,7 +571,8 @@ class Watcher:
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
             if pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2 or h.lying_reads >= p.side_wait \
                     or self._side_by_place(pos[0], s.centre, h) is not None:
-                out += self._try_place(h, index, t)
+                if not (self._exchanging(h) and h.lying_reads < 4 * p.side_wait):
+                    out += self._try_place(h, index, t)
         return out
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -590,6 +597,17 @@ class Watcher:
         if self.geometry.scale(c, height) <= self.params.max_lying_scale:
             return c
         return self.geometry.ground(c, height)[0]
+
+    def _exchanging(self, h: _Hand) -> bool:
+        """Watch, exchange possible: the last king, picked up, is at a pile other than the centre. It is
+        being exchanged (it will go face down there), not moved: it is not put down face up there unless
+        it lies still a long while."""
+        v = self._view
+        if v is None or not v.exchange_possible or h.from_table is None or h.from_table.rank is not Rank.KING:
+            return False
+        pos = h.lying_at or h.last_pos
+        q = pos[0] if pos is not None else self._pile_at(h.last.centre)
+        return q is not None and q != CENTRE
 
     def _side_by_place(self, q: int, centre: np.ndarray, h: _Hand | None = None) -> str | None:
         """The side where the place alone tells it: a card lying within ``top_sure`` of the stack's centre
