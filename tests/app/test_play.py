@@ -157,7 +157,9 @@ def test_speech_never_stalls_the_frame_loop(recording, tmp_path, monkeypatch, ca
     res = run_play(o, make_recogniser, engine=eng)
     n = len(res.prompts)
     assert n >= 6  # at one second each, speaking them in the loop would take that many seconds
-    assert len(eng.during) >= 2 and all(k > 0 for k in eng.during[:-1])  # frames went on while it spoke
+    # frames went on while the first phrase was spoken (later ones may be spoken after the short video
+    # has ended, when no frames are left to show: how many depends on the machine's speed)
+    assert eng.during and eng.during[0] > 0, eng.during
     assert res.max_step_s < 0.95, res.max_step_s  # no frame waited a whole phrase
     assert len(eng.said) < n  # the loop finished long before the voice did (the rest was dropped at close)
     assert res.outcome == "unfinished"
