@@ -16,6 +16,7 @@ The targets (:data:`TARGETS`) are printed beside the measured figures.
 
 from __future__ import annotations
 
+import difflib
 import json
 import os
 import statistics
@@ -96,12 +97,15 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
         wf = Counter(v for _, v, _ in want if v != "ok")
         false_flags += sum((gf - wf).values())
         missed_flags += sum((wf - gf).values())
-        # latency: the k-th put-down event of each kind in both sequences
-        for kind_ in ("place", "move", "return"):
-            g = [f for e, _, f in got if e[0] == kind_]
-            w = [f for e, _, f in want if e[0] == kind_]
-            for a, b in zip(g, w):
-                latencies.append((a - b) / game.fps * 1000.0)
+        # latency: each put-down event (place/move/return) the two sequences share, aligned (a game that
+        # went astray elsewhere still counts its matching put-downs, not pairs shifted by the miss)
+        sm = difflib.SequenceMatcher(a=[json.dumps([e, v]) for e, v, _ in got],
+                                     b=[json.dumps([e, v]) for e, v, _ in want], autojunk=False)
+        for blk in sm.get_matching_blocks():
+            for k in range(blk.size):
+                e, _, fa = got[blk.a + k]
+                if e[0] in ("place", "move", "return"):
+                    latencies.append((fa - want[blk.b + k][2]) / game.fps * 1000.0)
         frames_total += res.frames
         secs_total += secs
         per_game.append({"seed": s, "frames": res.frames, "fps": round(res.frames / max(secs, 1e-9), 1),

@@ -410,6 +410,9 @@ class Watcher:
             down = self._put_down_at(h)
             if self._turned_down_here(h):
                 out += self._vanished(h, index, t, view, force=True)  # seen face down where it was: put back
+            elif self._hidden_on_top(h):
+                h.lying_at = (h.last_pos[0], "top")  # lay square on a stack, unread since, the stack hidden
+                out += self._place(h, index, t)
             elif down is not None and self._exchanging(h) and h.missing >= p.vanish_reads:
                 out += self._vanished(h, index, t, view, force=True)  # the king went out of sight at a pile
             elif down is not None and h.lying_at is not None and h.missing >= p.side_wait:
@@ -597,6 +600,18 @@ class Watcher:
         if self.geometry.scale(c, height) <= self.params.max_lying_scale:
             return c
         return self.geometry.ground(c, height)[0]
+
+    def _hidden_on_top(self, h: _Hand) -> bool:
+        """The hand card (read) was last seen lying square on a stack and is out of sight since (its
+        corners covered) while that stack stays hidden with nothing moving over it: it lies on top."""
+        if not (h.announced or h.from_table is not None) or h.last_pos is None or h.missing < 2:
+            return False
+        q = h.last_pos[0]
+        if self._side_by_place(q, h.last.centre, h) != "top" or q in self._stacks_seen:
+            return False
+        if self._stack_still(q):
+            h.stack_hidden += 1
+        return h.stack_hidden >= 2
 
     def _exchanging(self, h: _Hand) -> bool:
         """Watch, exchange possible: the last king, picked up, is at a pile other than the centre. It is
