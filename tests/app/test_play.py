@@ -109,6 +109,24 @@ def test_resume_after_kill_9_ends_as_the_uninterrupted_run_with_no_row_twice(rec
     assert read_rows(log) == rows
 
 
+class NullUI:
+    """A UI with no window and no keys: what the loop shows goes nowhere."""
+
+    window = False
+
+    def show(self, img):
+        pass
+
+    def keys(self, wait_s=0.0):
+        return []
+
+    def wait(self, s):
+        return []
+
+    def close(self):
+        pass
+
+
 class SlowEngine:
     """A speech engine that takes a whole second per phrase, noting how many frames were shown meanwhile."""
 
@@ -281,20 +299,9 @@ def test_a_camera_unplugged_mid_game_is_waited_for_and_the_game_kept(recording, 
     log = SessionLog.create(tmp_path / "cam.jsonl", {"source": {"kind": "camera", "camera": 0}})
     out = []
 
-    class Sink:
-        window = False
-
+    class Sink(NullUI):
         def show(self, img):
             out.append(img.shape)
-
-        def keys(self, wait_s=0.0):
-            return []
-
-        def wait(self, s):
-            return []
-
-        def close(self):
-            pass
 
     s = PlaySession(src, recognise, layout=Layout.load(recording / "layout.json"), log=log, speaker=Speaker(None),
                     ui=Sink(), config=PlayConfig(live=True), out=open(tmp_path / "t.txt", "w"))
@@ -353,25 +360,10 @@ def test_a_camera_session_resumes_from_the_logged_rows(recording, full_run, tmp_
         frames.append(img)
     cap.release()
 
-    class Sink:
-        window = False
-
-        def show(self, img):
-            pass
-
-        def keys(self, wait_s=0.0):
-            return []
-
-        def wait(self, s):
-            return []
-
-        def close(self):
-            pass
-
     src = ArraySource(frames[last + 1:])  # the camera: indices from 0 again
     oracle = oracle_for_source(src, str(recording / "game.mp4"))
     s = PlaySession(src, lambda f: oracle(type(f)(f.index, f.time_s, f.image)), layout=Layout.load(recording / "layout.json"),
-                    log=SessionLog.open_append(log), speaker=Speaker(None), ui=Sink(),
+                    log=SessionLog.open_append(log), speaker=Speaker(None), ui=NullUI(),
                     config=PlayConfig(live=True), out=open(tmp_path / "t.txt", "w"), resume=Resume(contents))
     assert s.tracker.ref.card_in_hand is None and s.tracker.next_pile == 8
     assert str(s.tracker.last_card) == "8H" and s.tracker.face_up_counts()[7] == 1
