@@ -51,8 +51,9 @@ def track_cmd(
     as_json: bool = typer.Option(False, "--json", help="JSON lines only (no progress bar)"),
     twelve_at: str = typer.Option("top", "--twelve-at", help="auto layout: where 12 o'clock is (top, right, bottom, left)"),
     models: Optional[Path] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
-    recogniser: str = typer.Option("auto", "--recogniser", hidden=True,
-                                   help="auto, models, or oracle (rendered games: the true cards, for testing)"),
+    recogniser: str = typer.Option("auto", "--recogniser",
+                                   help="auto (the oracle for rendered games, else the models), models, or oracle "
+                                        "(rendered games only: the renderer's true cards)"),
 ) -> None:
     """Watch a game of Clock Patience: read each card, judge where it goes, say the next pile."""
     import os
@@ -78,7 +79,12 @@ def track_cmd(
         src = open_source(source)
     except SourceError as exc:
         fail(str(exc))
+    if recogniser == "auto" and _rendered_game(src, source):
+        recogniser = "oracle"  # as `companion play` does: the trained models cannot follow a game yet
     recognise, kind = make_recogniser(recogniser, models, src, source)
+    if kind == "oracle":
+        print("note: reading cards from the renderer's truth (oracle), not the camera models "
+              "(--recogniser models to try them)", file=sys.stderr)
     if not as_json:
         print(f"tracking {source} ({kind} recogniser, {variant})", file=sys.stderr)
     total = None
@@ -107,6 +113,14 @@ def track_cmd(
     bar.close()
     if res.skipped:
         print(f"warning: {res.skipped} frame(s) could not be decoded and were skipped", file=sys.stderr)
+
+
+def _rendered_game(src: Any, spec: str) -> bool:
+    """A game the renderer made: a demo source, or a video with its truth.json beside it."""
+    if getattr(src, "director", None) is not None:
+        return True
+    p = Path(spec)
+    return (p.with_name("truth.json") if p.is_file() else p / "truth.json").exists()
 
 
 def _human(line: dict[str, Any]) -> str:
