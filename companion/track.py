@@ -176,12 +176,6 @@ class GameTracker:
             n[pile - 1] += 1
         return n
 
-    def face_up_by_pile(self) -> dict[int, list[Card]]:
-        out: dict[int, list[Card]] = {p: [] for p in range(1, 14)}
-        for card, (pile, _side) in self.ref.face_up_cards.items():
-            out[pile].append(card)
-        return out
-
     # -- layout -----------------------------------------------------------------------------------
     def _start(self, layout: Layout) -> None:
         self.result.layout = layout
@@ -437,15 +431,21 @@ def _judge(ref: Referee, ob: Observation, out: Callable[[dict[str, Any]], None],
     out(line)
 
 
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, np.generic):
-        return x.item()
-    return x
-
-
 # ---------------------------------------------------------------------------------------------------
 # recognisers: the trained models, or the oracle stand-in for rendered games
 # ---------------------------------------------------------------------------------------------------
+def truth_path(spec: str) -> Path:
+    """Where a recording's ``truth.json`` lies: beside a video file, or inside a folder of images."""
+    path = Path(spec)
+    return path.with_name("truth.json") if path.is_file() else path / "truth.json"
+
+
+def is_rendered_game(source: Any, spec: str) -> bool:
+    """A game the renderer made, which the oracle can read: a demo source, or a video with its
+    ``truth.json`` beside it."""
+    return getattr(source, "director", None) is not None or truth_path(spec).exists()
+
+
 def oracle_for_source(source: Any, spec: str) -> Callable[[Any], Detections]:
     """The oracle recogniser for a rendered game: a ``demo:SEED`` source, or a video with the recording's
     ``truth.json`` beside it (the game is planned again from the truth and checked against it)."""
@@ -454,15 +454,14 @@ def oracle_for_source(source: Any, spec: str) -> Callable[[Any], Detections]:
     director = getattr(source, "director", None)
     if director is not None:
         return OracleRecogniser(source.scene, director.frames)
-    path = Path(spec)
-    truth_path = path.with_name("truth.json") if path.is_file() else path / "truth.json"
-    if not truth_path.exists():
+    where = truth_path(spec)
+    if not where.exists():
         raise TrackError(f"the oracle recogniser needs a rendered game: demo:SEED, or a video with its truth.json "
-                         f"beside it (no {truth_path})")
+                         f"beside it (no {where})")
     try:
-        truth = json.loads(truth_path.read_text())
+        truth = json.loads(where.read_text())
     except (OSError, json.JSONDecodeError) as exc:
-        raise TrackError(f"cannot read {truth_path}: {exc}") from None
+        raise TrackError(f"cannot read {where}: {exc}") from None
     scene, d = rebuild_recording(truth)
     return OracleRecogniser(scene, d.frames)
 

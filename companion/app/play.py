@@ -15,6 +15,7 @@ from typing import Any, Callable, TextIO
 
 from ..prompts.session_log import LogError, SessionLog, default_log_path, read_log
 from ..prompts.speech import Speaker, SpeechUnavailable, find_engine
+from ..track import is_rendered_game
 from ..vision.layout import Layout, LayoutError
 from ..vision.sources import CaptureSource, DemoSource, SourceError, open_source
 from .session import PlayConfig, PlayResult, PlaySession, Resume
@@ -95,16 +96,6 @@ def _open(spec: dict[str, Any], variant: str, o: PlayOptions, on_status: Callabl
         return src
     except SourceError as exc:
         raise AppError(str(exc)) from None
-
-
-def _rendered(spec: dict[str, Any]) -> bool:
-    """A rendered game the oracle can read: a demo, or a video with its truth.json beside it."""
-    if spec["kind"] == "demo":
-        return True
-    if spec["kind"] == "video":
-        p = Path(spec["video"])
-        return (p.with_name("truth.json") if p.is_file() else p / "truth.json").exists()
-    return False
 
 
 def run_play(o: PlayOptions, make_recogniser: Callable[[str, Any, Any, str], tuple[Any, str]], *,
@@ -190,10 +181,10 @@ def run_play(o: PlayOptions, make_recogniser: Callable[[str, Any, Any, str], tup
     src = _open(spec, variant, o, on_status, sleep)
     try:
         # recogniser: the oracle for rendered games under auto (the trained models are too weak to track)
-        kind = o.recogniser
-        if kind == "auto" and _rendered(spec):
-            kind = "oracle"
         spec_text = spec.get("video") or (f"demo:{spec.get('demo')}" if spec["kind"] == "demo" else str(spec.get("camera")))
+        kind = o.recogniser
+        if kind == "auto" and not live and is_rendered_game(src, spec_text):
+            kind = "oracle"
         recognise, used = make_recogniser(kind, o.models, src, spec_text)
         notice = ORACLE_NOTICE if used == "oracle" else None
         if spec["kind"] == "demo" and layout is None and o.layout_given is False:

@@ -62,7 +62,7 @@ def track_cmd(
     import cv2
 
     from ..progress import Progress
-    from ..track import auto_layout, load_layout, track
+    from ..track import is_rendered_game, load_layout, track
     from ..vision.layout import LayoutError
     from ..vision.sources import SourceError, open_source
 
@@ -79,7 +79,7 @@ def track_cmd(
         src = open_source(source)
     except SourceError as exc:
         fail(str(exc))
-    if recogniser == "auto" and _rendered_game(src, source):
+    if recogniser == "auto" and is_rendered_game(src, source):
         recogniser = "oracle"  # as `companion play` does: the trained models cannot follow a game yet
     recognise, kind = make_recogniser(recogniser, models, src, source)
     if kind == "oracle":
@@ -113,14 +113,6 @@ def track_cmd(
     bar.close()
     if res.skipped:
         print(f"warning: {res.skipped} frame(s) could not be decoded and were skipped", file=sys.stderr)
-
-
-def _rendered_game(src: Any, spec: str) -> bool:
-    """A game the renderer made: a demo source, or a video with its truth.json beside it."""
-    if getattr(src, "director", None) is not None:
-        return True
-    p = Path(spec)
-    return (p.with_name("truth.json") if p.is_file() else p / "truth.json").exists()
 
 
 def _human(line: dict[str, Any]) -> str:
