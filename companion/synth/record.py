@@ -162,7 +162,12 @@ def visible_fraction(cam: Any, quad3d: np.ndarray, occluders3d: Sequence[np.ndar
                      margin_px: float = 0.0) -> tuple[float, float]:
     """(visible, inside): fraction of the projected quad not covered by the occluders (grown by
     ``margin_px``, for blur) and inside the image."""
-    q = cam.project(quad3d)
+    return visible_fraction_px(cam, cam.project(quad3d), [cam.project(o) for o in occluders3d], ss, margin_px)
+
+
+def visible_fraction_px(cam: Any, q: np.ndarray, occluders: Sequence[np.ndarray], ss: int = 4,
+                        margin_px: float = 0.0) -> tuple[float, float]:
+    """:func:`visible_fraction` for a quad and occluders already projected to image points."""
     pad = int(math.ceil(margin_px)) + 1
     x0, y0 = np.floor(q.min(0)).astype(int) - pad
     x1, y1 = np.ceil(q.max(0)).astype(int) + pad + 1
@@ -182,8 +187,7 @@ def visible_fraction(cam: Any, quad3d: np.ndarray, occluders3d: Sequence[np.ndar
         cut[iy0:iy1, ix0:ix1] = inside[iy0:iy1, ix0:ix1]
     inside_frac = float(cut.sum()) / total
     occ_mask = np.zeros_like(m)
-    for occ in occluders3d:
-        o = cam.project(occ)
+    for o in occluders:
         if (o[:, 0].max() < x0 or o[:, 0].min() > x1 or o[:, 1].max() < y0 or o[:, 1].min() > y1):
             continue
         cv2.fillPoly(occ_mask, [np.round((o - [x0, y0]) * ss).astype(np.int32)], 1)

@@ -17,7 +17,6 @@ import math
 import random
 from typing import Any, Sequence
 
-import cv2
 import numpy as np
 
 from ..cards import FULL_DECK, Card
@@ -25,12 +24,6 @@ from .detections import SUIT_CODES, Detections
 from .geometry import up_to_angle
 
 __all__ = ["OracleRecogniser", "truth_layout"]
-
-
-def _poly_area_mask(poly: np.ndarray, x0: int, y0: int, w: int, h: int, ss: int) -> np.ndarray:
-    m = np.zeros((h * ss, w * ss), np.uint8)
-    cv2.fillPoly(m, [np.round((poly - [x0, y0]) * ss).astype(np.int32)], 1)
-    return m
 
 
 class OracleRecogniser:
@@ -60,30 +53,11 @@ class OracleRecogniser:
 
     # -- geometry -------------------------------------------------------------------------------
     def _visible(self, quad: np.ndarray, occluders: list[np.ndarray], ss: int = 3) -> float:
-        cam = self.scene.cam
-        x0, y0 = np.floor(quad.min(0)).astype(int) - 1
-        x1, y1 = np.ceil(quad.max(0)).astype(int) + 2
-        w, h = int(x1 - x0), int(y1 - y0)
-        if w <= 0 or h <= 0 or w * h > 2e6:
-            return 0.0
-        m = _poly_area_mask(quad, x0, y0, w, h, ss)
-        total = int(m.sum())
-        if total == 0:
-            return 0.0
-        # inside the image
-        cut = np.zeros_like(m)
-        ix0, iy0 = max(0, -x0) * ss, max(0, -y0) * ss
-        ix1, iy1 = min(w, cam.width - x0) * ss, min(h, cam.height - y0) * ss
-        if ix1 <= ix0 or iy1 <= iy0:
-            return 0.0
-        cut[iy0:iy1, ix0:ix1] = m[iy0:iy1, ix0:ix1]
-        if cut.sum() < 0.999 * total:
-            return 0.0
-        for o in occluders:
-            if o[:, 0].max() < x0 or o[:, 0].min() > x1 or o[:, 1].max() < y0 or o[:, 1].min() > y1:
-                continue
-            cv2.fillPoly(cut, [np.round((o - [x0, y0]) * ss).astype(np.int32)], 0)
-        return float(cut.sum()) / total
+        """Uncovered fraction of a projected quad; 0 unless it lies inside the image."""
+        from ..synth.record import visible_fraction_px
+
+        v, inside = visible_fraction_px(self.scene.cam, quad, occluders, ss)
+        return v if inside >= 0.999 else 0.0
 
     def detect(self, index: int) -> Detections:
         from ..synth.scene import face_visible, index_quads_mm
