@@ -272,44 +272,32 @@ class OverlayAnnotator:
 
     def _message(self, img: np.ndarray, text: str, flag: bool, u: float) -> None:
         h, w = img.shape[:2]
-        s = 0.5 * u
-        th = max(1, int(u))
         pad = int(8 * u)
         accent = int(5 * u)
-        (_, lh), base = cv2.getTextSize("Ag", FONT, s, th)
-        line_h = lh + base + int(4 * u)
-
-        def measure(t: str) -> float:
-            return cv2.getTextSize(t, FONT, s, th)[0][0]
-
+        _, line_h, measure = _message_font(u)
         lines = wrap_text(text, w - 2 * pad - accent - pad, measure, self.max_message_lines)
         band_h = len(lines) * line_h + 2 * pad - int(4 * u)
-        y0 = h - band_h
-        _blend_rect(img, (0, y0), (w, h), ALERT if flag else DARK, self.band_alpha)
-        cv2.rectangle(img, (0, y0), (accent, h), WHITE if flag else OK_ACCENT, -1)
-        y = y0 + pad + lh
-        for ln in lines:
-            cv2.putText(img, ln, (accent + pad, y), FONT, s, WHITE, th, cv2.LINE_AA)
-            y += line_h
+        self._message_box(img, lines, (0, h - band_h, w, h), flag, u, pad, accent)
 
     def _message_panel(self, img: np.ndarray, text: str, flag: bool, u: float, width: float, top: int) -> None:
         """The message in the free column left of the clock, under the last-card panel."""
         h = img.shape[0]
-        s = 0.5 * u
-        th = max(1, int(u))
         pad = int(6 * u)
         accent = int(4 * u)
-        (_, lh), base = cv2.getTextSize("Ag", FONT, s, th)
-        line_h = lh + base + int(4 * u)
+        _, line_h, measure = _message_font(u)
         x0, x1 = pad, int(width) - pad
-
-        def measure(t: str) -> float:
-            return cv2.getTextSize(t, FONT, s, th)[0][0]
-
         room = max(1, (h - top - 3 * pad) // line_h)
         lines = wrap_text(text, x1 - x0 - accent - 2 * pad, measure, min(room, self.max_message_lines + 3))
         y0 = top + pad
         y1 = y0 + len(lines) * line_h + 2 * pad - int(4 * u)
+        self._message_box(img, lines, (x0, y0, x1, y1), flag, u, pad, accent)
+
+    def _message_box(self, img: np.ndarray, lines: Sequence[str], box: tuple[int, int, int, int], flag: bool,
+                     u: float, pad: int, accent: int) -> None:
+        """Draw wrapped message lines on a tinted box with a coloured accent bar at its left."""
+        x0, y0, x1, y1 = box
+        s, th = 0.5 * u, max(1, int(u))
+        lh, line_h, _ = _message_font(u)
         _blend_rect(img, (x0, y0), (x1, y1), ALERT if flag else DARK, self.band_alpha)
         cv2.rectangle(img, (x0, y0), (x0 + accent, y1), WHITE if flag else OK_ACCENT, -1)
         y = y0 + pad + lh
@@ -339,6 +327,17 @@ class OverlayAnnotator:
             x = (w - int(measure(ln))) // 2
             cv2.putText(img, ln, (x, y), FONT, s, WHITE, th, cv2.LINE_AA)
             y += line_h
+
+
+def _message_font(u: float) -> tuple[int, int, Callable[[str], float]]:
+    """The message text's line ascent, line height and width measure at scale ``u``."""
+    s, th = 0.5 * u, max(1, int(u))
+    (_, lh), base = cv2.getTextSize("Ag", FONT, s, th)
+
+    def measure(t: str) -> float:
+        return cv2.getTextSize(t, FONT, s, th)[0][0]
+
+    return lh, lh + base + int(4 * u), measure
 
 
 def side_column(width: int, centres: np.ndarray, pile_radius: float) -> float | None:

@@ -191,14 +191,11 @@ class Phraser:
             return []
         if kind == "see":
             return self._seen(info, msg)
-        if kind in ("place", "move") or (kind == "see" and info.placed_ok):
+        if kind in ("place", "move"):
             if info.placed_ok:
                 return self._placed(info, msg)
             if " was taken by mistake" in msg:
-                if child:
-                    return [Prompt.of("hint", f"That card was taken by mistake. Please put it back face down "
-                                              f"on {hour_words(self._source_of(msg))}.", f)]
-                return [Prompt.of("hint", msg, f)]
+                return [Prompt.of("hint", self._taken_text(msg), f)]
             if msg.startswith(("Please show me the corner", "I saw a card put down")):
                 return [Prompt.of("ask", "Can you show me the corner of that card?" if child else msg, f)]
             return []  # a card already in its place, or one never seen: nothing to say
@@ -218,6 +215,12 @@ class Phraser:
             return self.reader.hand_source
         return int(m.group(1)) if m.group(1) else CENTRE
 
+    def _taken_text(self, msg: str) -> str:
+        """The hint for a card the referee says was taken by mistake."""
+        if not self.child:
+            return msg
+        return f"That card was taken by mistake. Please put it back face down on {hour_words(self._source_of(msg))}."
+
     def _seen(self, info: RowInfo, msg: str) -> list[Prompt]:
         f, card = info.frame, info.card
         if info.placed_ok:  # a card put down before it was read, judged right once read
@@ -230,9 +233,7 @@ class Phraser:
                 return [Prompt.of("hint", f"{_that(card)} needs to go back, face down, on {hour_words(src)}.", f)]
             return [Prompt.of("hint", msg, f)]
         if " was taken by mistake" in msg:
-            return [Prompt.of("hint", msg if not self.child else
-                              f"That card was taken by mistake. Please put it back face down on "
-                              f"{hour_words(self._source_of(msg))}.", f)]
+            return [Prompt.of("hint", self._taken_text(msg), f)]
         if not self.child:
             return [Prompt.of("next", msg, f)]
         r = _rank_of(card)

@@ -45,6 +45,15 @@ def P(kind: str, text: str) -> Prompt:
     return Prompt.of(kind, text)
 
 
+def busy_speaker(seconds: float, first: Prompt, **kw) -> tuple[SlowEngine, Speaker]:
+    """A Speaker on a SlowEngine, already busy saying ``first``."""
+    eng = SlowEngine(seconds)
+    sp = Speaker(eng, **kw)
+    sp.say(first)
+    assert eng.started.wait(2.0)
+    return eng, sp
+
+
 def test_the_fake_engine_is_an_engine():
     assert isinstance(SlowEngine(), SpeechEngine)
 
@@ -74,10 +83,7 @@ def test_say_returns_at_once_while_it_speaks():
 
 
 def test_priority_order():
-    eng = SlowEngine(0.3)
-    sp = Speaker(eng)
-    sp.say(P("status", "first, spoken at once"))
-    assert eng.started.wait(2.0)
+    eng, sp = busy_speaker(0.3, P("status", "first, spoken at once"))
     sp.say(P("praise", "chatter"))
     sp.say(P("next", "routine"))
     sp.say(P("hint", "hint"))
@@ -90,10 +96,7 @@ def test_priority_order():
 
 
 def test_an_alert_cuts_stale_routine_prompts():
-    eng = SlowEngine(0.3)
-    sp = Speaker(eng)
-    sp.say(P("next", "being spoken"))
-    assert eng.started.wait(2.0)
+    eng, sp = busy_speaker(0.3, P("next", "being spoken"))
     sp.say(P("next", "Take the top card of 7 o'clock."))
     sp.say(P("praise", "Well done!"))
     sp.say(P("ask", "Show me the corner."))
@@ -106,10 +109,7 @@ def test_an_alert_cuts_stale_routine_prompts():
 
 
 def test_a_newer_next_pile_replaces_an_older_one():
-    eng = SlowEngine(0.3)
-    sp = Speaker(eng)
-    sp.say(P("status", "busy"))
-    assert eng.started.wait(2.0)
+    eng, sp = busy_speaker(0.3, P("status", "busy"))
     sp.say(P("next", "7 o'clock"))
     sp.say(P("next", "3 o'clock"))
     assert [p.text for p in sp.pending] == ["3 o'clock"]
@@ -117,10 +117,7 @@ def test_a_newer_next_pile_replaces_an_older_one():
 
 
 def test_a_full_queue_drops_the_least_urgent_oldest():
-    eng = SlowEngine(0.5)
-    sp = Speaker(eng, max_queue=3)
-    sp.say(P("status", "busy"))
-    assert eng.started.wait(2.0)
+    eng, sp = busy_speaker(0.5, P("status", "busy"), max_queue=3)
     sp.say(P("praise", "old chatter"))
     sp.say(P("praise", "new chatter"))
     sp.say(P("hint", "hint 1"))
