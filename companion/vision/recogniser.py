@@ -37,6 +37,9 @@ class RecogniserConfig:
     suit_confidence: float = 0.9  # below this a suit is reported unknown
     background_reject: float = 0.5  # an index crop read as "not an index" at least this surely is dropped
     max_candidates: int = 80
+    #: The long side, in pixels, of the frame the corner detector looks at. Bigger finds smaller
+    #: cards (a 60 px card of a 1280 px frame is 18 px at 384) and costs time as its square.
+    detector_size: int = DETECTOR_WIDTH
     merge_distance: float = 0.3  # corners whose card centres are closer than this x card height are one card
     #: A corner whose rank is not read with confidence can be read again from crops cut a little
     #: differently (size factor, turn in degrees), e.g. ((0.8, 0), (1.25, 0), (1, 12), (1, -12)): the
@@ -54,6 +57,8 @@ class RecogniserConfig:
             v = getattr(self, name)
             if not 0.0 < v < 1.0:
                 raise ValueError(f"{name} must be between 0 and 1, got {v}")
+        if not 128 <= self.detector_size <= 2048 or self.detector_size % 32:
+            raise ValueError(f"detector_size must be a multiple of 32 between 128 and 2048, got {self.detector_size}")
         if self.max_candidates < 1:
             raise ValueError(f"max_candidates must be at least 1, got {self.max_candidates}")
 
@@ -94,15 +99,16 @@ class Recogniser:
         comfortably. Each pass keeps the sizes it sees well; duplicates are merged.
         """
         h, w = frame.shape[:2]
+        size = self.config.detector_size
         # Shrink in steps: a Gaussian halving first is several times cheaper than one big area resize.
         src, f = frame, 1.0
-        while max(h, w) * f / 2 >= DETECTOR_WIDTH:
+        while max(h, w) * f / 2 >= size:
             src, f = cv2.pyrDown(src), f / 2
-        full = self._detect_at(src, DETECTOR_WIDTH / max(src.shape[:2]), f)
-        if max(h, w) < 2 * DETECTOR_WIDTH:
+        full = self._detect_at(src, size / max(src.shape[:2]), f)
+        if max(h, w) < 2 * size:
             return full
-        half = self._detect_at(src, DETECTOR_WIDTH / 2 / max(src.shape[:2]), f)
-        s_full = DETECTOR_WIDTH / max(h, w)
+        half = self._detect_at(src, size / 2 / max(src.shape[:2]), f)
+        s_full = size / max(h, w)
         keep_full = full.card_h * s_full <= BIG_CARD_DETECTOR_PX
         keep_half = half.card_h * s_full > BIG_CARD_DETECTOR_PX * 0.8
         return _merge(_subset(full, keep_full), _subset(half, keep_half))
@@ -225,7 +231,7 @@ class Recogniser:
                 j = up_idx[g[0]]
                 near = np.linalg.norm(cand.card_centre[i] - cand.card_centre[j]) < cfg.merge_distance * cand.card_h[j]
                 similar = 0.7 < cand.card_h[i] / max(cand.card_h[j], 1e-3) < 1.4
-                if near and similar and len(g) < 4:
+                if near and similar and len(g) < 4 and all(_compatible(k, m, rank_p, suit_p, cfg) for m in g):
                     g.append(k)
                     break
             else:
@@ -266,6 +272,20 @@ class Recogniser:
         px, py = cand.points[ib]
         box = (px - half, py - half, px + half, py + half)
         return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i])
+
+
+def _compatible(a: int, b: int, rank_p: np.ndarray, suit_p: np.ndarray, cfg: RecogniserConfig) -> bool:
+    """Whether corner readings ``a`` and ``b`` can be the two indices of one card.
+
+    In a fanned pile the cards' centres lie a fraction of a card height apart, closer than the
+    merge distance; two corners read confidently as different ranks or suits are different cards,
+    and merging them would make both unknown.
+    """
+    ra, rb = int(rank_p[a, 1:].argmax()) + 1, int(rank_p[b, 1:].argmax()) + 1
+    if ra != rb and rank_p[a, ra] >= cfg.min_confidence and rank_p[b, rb] >= cfg.min_confidence:
+        return False
+    sa, sb = int(suit_p[a, :4].argmax()), int(suit_p[b, :4].argmax())
+    return not (sa != sb and suit_p[a, sa] >= cfg.suit_confidence and suit_p[b, sb] >= cfg.suit_confidence)
 
 
 def _most_confident(g: np.ndarray, rank_matrix: np.ndarray, cfg: RecogniserConfig) -> np.ndarray:

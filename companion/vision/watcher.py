@@ -59,6 +59,8 @@ class WatcherParams:
     max_lying_scale: float = 1.04  # a card looking bigger than this (x a lying card there) is held up; also
     # the detector's size scatter the other size checks allow for (1.25 for quads +-20% in size)
     top_radius: float = 0.17  # card heights along the fan: a card this close to the stack centre may lie on top
+    top_across: float = 0.3  # ... and this close across it (a card dropped on a stack lies askew; a card
+    # beside the stack lies a card width, about 0.7, across)
     vanish_reads: int = 4  # recognitions without the hand card before it counts as turned face down
     ask_after_s: float = 1.5  # a card lying unread this long gives an "ask"
     side_wait: int = 5  # recognitions a card close to a stack that stays hidden lies before it counts as on top
@@ -84,6 +86,7 @@ class WatcherParams:
         check("still_reads", isinstance(self.still_reads, int) and 2 <= self.still_reads <= 20, "2..20")
         check("max_lying_scale", 1.0 < self.max_lying_scale <= 2.0, "in (1, 2]")
         check("top_radius", 0.0 < self.top_radius < 1.0, "in (0, 1) card heights")
+        check("top_across", 0.0 < self.top_across < 0.7, "in (0, 0.7) card heights")
         check("vanish_reads", isinstance(self.vanish_reads, int) and 1 <= self.vanish_reads <= 50, "1..50")
         check("top_sure", 0.0 < self.top_sure <= self.under_sure, "in (0, under_sure] card heights")
         check("under_sure", 0.0 < self.under_sure < 1.0, "in (0, 1) card heights")
@@ -688,7 +691,7 @@ class Watcher:
             along = float(d @ u) / hq
             across = abs(float(d[0] * u[1] - d[1] * u[0])) / hq
             n_under = sum(1 for tc in self.table.on_pile(q) if tc.side == "under")
-            if abs(along) < self.params.top_radius and across < 0.2:
+            if abs(along) < self.params.top_radius and across < self.params.top_across:
                 side = "top"
             elif along >= self.params.top_radius and across < 0.2 and along < 0.3 * (n_under + 1) + 0.35:
                 side = "near" if along < 0.35 else "under"

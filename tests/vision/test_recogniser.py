@@ -212,3 +212,42 @@ def test_retry_never_reads_a_blank_card_or_a_back(held_out_deck):
     frame = place(frame, held_out_deck.back(), (880, 360), -20, 240)
     assert read_cards(rec(frame)) == []
     assert read_cards(rec(place(table(), held_out_deck.face("QS"), (640, 360), 0, 220))) == ["QS"]
+
+
+def test_fanned_corners_read_as_different_cards_stay_two_cards():
+    """In a fan the cards' centres lie closer than the merge distance; two corners read confidently as
+    different cards must not be merged into one card (which would make both unknown), while two
+    corners of one card, read alike or one unsure, still make one card."""
+    from companion.vision.recogniser import Candidates, Recogniser, RecogniserConfig, _rank_matrix
+    from companion.vision.spec import GLYPH_ID, GLYPHS
+
+    rec = Recogniser.__new__(Recogniser)  # the assembly step only: no models needed
+    rec.config = RecogniserConfig()
+    rec._rank_matrix = _rank_matrix("english")
+
+    def cands(n):
+        pts = np.array([[100.0 + 15 * k, 100.0] for k in range(n)], np.float32)
+        return Candidates(points=pts, score=np.linspace(0.9, 0.8, n).astype(np.float32), face_up=np.ones(n, bool),
+                          up=np.tile(np.array([[0.0, -1.0]], np.float32), (n, 1)),
+                          card_h=np.full(n, 100.0, np.float32), index_h=np.full(n, 20.0, np.float32),
+                          card_centre=pts + np.array([[20.0, 40.0]], np.float32))  # 0.15 card heights apart
+
+    def glyphs(*pairs):
+        g = np.full((len(pairs), len(GLYPHS)), 0.0, np.float32)
+        for i, (name, p) in enumerate(pairs):
+            g[i] = (1 - p) / (len(GLYPHS) - 2)
+            g[i, 0] = 0.0
+            g[i, GLYPH_ID[name]] = p
+        return g
+
+    def suits(*pairs):
+        s = np.full((len(pairs), 5), 0.0, np.float32)
+        for i, (k, p) in enumerate(pairs):
+            s[i] = (1 - p) / 4
+            s[i, k] = p
+        return s
+
+    fan = rec._assemble(cands(2), glyphs(("3", 0.98), ("7", 0.99)), suits((0, 0.97), (1, 0.98)))
+    assert sorted(str(fan.card(i)) for i in range(len(fan))) == ["3C", "7D"]
+    one = rec._assemble(cands(2), glyphs(("7", 0.98), ("7", 0.6)), suits((1, 0.97), (1, 0.5)))
+    assert len(one) == 1 and str(one.card(0)) == "7D"

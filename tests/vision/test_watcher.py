@@ -81,6 +81,8 @@ GAMES = [
     pytest.param(115, {"mistakes": 3}, "standard", id="whole-game-builtin"),
     pytest.param(5, {"mistakes": 3, "tilt": 35.0, "max_moves": 14}, "standard", id="tilt-35"),
     pytest.param(11, {"mistakes": 3, "tilt": 0.0, "max_moves": 14, "rests": 2}, "standard", id="overhead-resting-hand"),
+    # its WRONG_SIDE card lies on top of the stack 0.21 card heights askew (it was taken for no lying card)
+    pytest.param(1000, {"mistakes": 3}, "standard", id="askew-on-top"),
 ]
 
 
