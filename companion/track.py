@@ -254,9 +254,9 @@ class GameTracker:
         img = frame.image
         if (img.shape[1], img.shape[0]) != watcher.layout.image_size:
             watcher.set_layout(watcher.layout.resized((img.shape[1], img.shape[0])))
-        if self._restored:
+        if self._restored:  # a restored game: what the referee knows lies face up, and in the hand
             self._restored = False
-            self._seed_table(frame)
+            watcher.restore(self.ref.face_up_cards, self.ref.card_in_hand, self.ref.hand_source)
         obs = watcher.update(frame, _view(ref))
         if self.reregister and watcher.gate.just_settled:
             if self._tracker is None:
@@ -284,29 +284,6 @@ class GameTracker:
             self.result.lines.append(line)
             rows.append(line)
         return out
-
-    def _seed_table(self, frame: Any) -> int:
-        """A restored game (resumed from a log, a live source): tell the watcher where the face-up cards
-        the referee knows lie, from the cards read in this frame (a fresh watcher would take them for
-        new cards). Returns how many were found."""
-        from .vision.table_model import TableCard
-
-        watcher = self.watcher
-        assert watcher is not None
-        where = self.ref.face_up_cards
-        dets = self.recognise(frame)
-        n = 0
-        for i in range(len(dets)):
-            if not dets.face_up[i]:
-                continue
-            card, _conf = watcher._read(dets, i)
-            if card is None or card not in where or card in watcher.table:
-                continue
-            pile, side = where[card]
-            c = np.asarray(dets.centres[i], np.float64)
-            watcher.table.put(TableCard(card, pile, side, c.copy(), int(frame.index), int(frame.index)))
-            n += 1
-        return n
 
     def undo(self) -> dict[str, Any] | None:
         """Take back the last judged observation (the u key: a misread); the row to log, or None."""

@@ -176,6 +176,11 @@ class Referee:
         return self._s.hand.card if self._s.hand else None
 
     @property
+    def hand_source(self) -> int | None:
+        """The pile the card in the hand was taken from (None when the hand is empty)."""
+        return self._s.hand.source if self._s.hand else None
+
+    @property
     def next_pile(self) -> int | None:
         """The pile the next card must be taken from (None once the game is over)."""
         s = self._s

@@ -233,6 +233,8 @@ class Watcher:
         self._orphan: _Hand | None = None
         self._fd_last: tuple[int, np.ndarray] | None = None  # (frame, centre) of the last face-down card held
         self._fd_now = False  # one was seen held in this recognition
+        self._resumed: tuple[Card | None, int] | None = None  # a card already taken (resumed game)
+        self._to_find: dict[Card, tuple[int, str]] = {}  # face-up cards of a resumed game not yet seen
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -257,6 +259,16 @@ class Watcher:
             p = tc.pile
             tc.centre = (tc.centre - old.centres[p - 1]) * (layout.pile_card_h[p - 1] / old.pile_card_h[p - 1]) \
                 + layout.centres[p - 1]
+
+    def restore(self, face_up: dict[Card, tuple[int, str]], in_hand: Card | None = None,
+                source: int | None = None) -> None:
+        """A resumed game: the face-up cards already on the table (card -> pile, side), and the card
+        already taken from pile ``source`` (``in_hand``; None: not read yet), before this watcher
+        started. Each table card is learnt where it is first read at its pile (a card hidden by the
+        hand at first is learnt later, not taken for a new card); the next card taken up is the one
+        in the hand: its turn (and its reading, when known) is not reported again."""
+        self._to_find = dict(face_up)
+        self._resumed = (in_hand, source) if source is not None else None
 
     # -- per frame ---------------------------------------------------------------------------------
     def update(self, frame: Any, view: GameView | None = None) -> list[Observation]:
@@ -371,6 +383,7 @@ class Watcher:
                 tc.missing = 0
             else:
                 tc.missing += 1
+        self._find_restored(index, t, up, reads, centres, heights, aspects, explained, seen_table)
         # 2. face-down cards off every stack: a card lifted face down
         self._stacks_seen = set()
         self._fd_now = False
@@ -582,6 +595,23 @@ class Watcher:
         return out
 
     # -- helpers -----------------------------------------------------------------------------------
+    def _find_restored(self, index: int, t: float, up: list[int], reads: dict, centres: np.ndarray,
+                       heights: np.ndarray, aspects: np.ndarray, explained: set[int], seen_table: set[Card]) -> None:
+        """Learn where the face-up cards of a resumed game lie, as each is read at its own pile."""
+        for i in up:
+            card = reads[i][0]
+            if i in explained or card is None or card not in self._to_find or card in self.table:
+                continue
+            pile, side = self._to_find[card]
+            sg = _Sighting(index, t, card, reads[i][1], centres[i], float(heights[i]), float(aspects[i]))
+            pos = self._lying_position(sg)
+            if self._pile_at(centres[i]) != pile and (pos is None or pos[0] != pile):
+                continue  # not at its pile: being moved (a correction), or a misreading
+            self.table.put(TableCard(card, pile, side, centres[i].copy(), index, index))
+            del self._to_find[card]
+            explained.add(i)
+            seen_table.add(card)
+
     def stacks_matched(self, layout: Layout | None = None, dets: Detections | None = None) -> int:
         """How many piles of ``layout`` (default the current one) have a face-down stack detected at their
         centre in ``dets`` (default the last recognition): evidence for a layout."""
@@ -721,6 +751,11 @@ class Watcher:
             return
         if h.card is not None and card != h.card and h.announced:
             return  # keep the first belief (a later disagreement is a misread)
+        r = self._resumed
+        if r is not None and r[0] is not None and card == r[0] and h.from_table is None and not h.announced:
+            h.card = card  # the card already in the hand when the game was resumed (face up in the view)
+            h.confidence = max((s.conf for s in h.sightings if s.card == card), default=0.0)
+            return
         if card in self.table and card not in seen_table:
             h.from_table = card  # a table card picked up: a move
         elif card in self.table or (card in view.face_up and not h.announced and card != h.card):
@@ -733,6 +768,14 @@ class Watcher:
             return []
         h.announced = True
         out = []
+        if self._resumed is not None:
+            known, src = self._resumed
+            self._resumed = None
+            if known is None or known == h.card:
+                h.source, h.left_source = src, True
+                if known is not None:
+                    return []  # taken and read before the resume: nothing new
+                return [Observation(index, t, ["see", str(h.card)], round(h.confidence, 3), "read in the hand")]
         if self._exchange_pending:
             self._exchange_pending = False
         else:

@@ -335,9 +335,11 @@ def test_app_errors_are_one_line(tmp_path, recording):
         run_play(PlayOptions(demo=3, lang="fr"), make_recogniser)
 
 
-def test_a_camera_session_resumes_from_the_logged_rows(recording, full_run, tmp_path):
+@pytest.mark.parametrize("cut_at", ["put-down", "in-hand"])
+def test_a_camera_session_resumes_from_the_logged_rows(recording, full_run, tmp_path, cut_at):
     """Live sources cannot be followed again: the referee is rebuilt from the log, frames are numbered
-    on from the last logged one, and the rows go on in the same log."""
+    on from the last logged one, and the rows go on in the same log. Cut after a put-down, or with a
+    card read and still in the hand (its turn and reading are not logged twice; its put-down is)."""
     from companion.app.session import PlayConfig, PlaySession, Resume
     from companion.prompts.session_log import SessionLog
     from companion.prompts.speech import Speaker
@@ -346,8 +348,11 @@ def test_a_camera_session_resumes_from_the_logged_rows(recording, full_run, tmp_
     from companion.vision.sources import ArraySource
 
     rows = full_run["rows"]
-    # cut after the eight of hearts is put down (a fresh watcher cannot pick up a card already in the hand)
-    cut = next(i for i, r in enumerate(rows) if "event" in r and r["event"] == ["place", 8, "under"])
+    place = next(i for i, r in enumerate(rows) if "event" in r and r["event"] == ["place", 8, "under"])
+    if cut_at == "put-down":  # after the eight of hearts is put down
+        cut = place
+    else:  # the eight of hearts read in the hand, not yet put down
+        cut = max(i for i in range(place) if "event" in rows[i] and rows[i]["event"] == ["see", "8H"])
     log = tmp_path / "cam.jsonl"
     head = dict(rows[0]["session"], source={"kind": "camera", "camera": 0})
     log.write_text("".join(json.dumps(r) + "\n" for r in [{"session": head}] + rows[1:cut + 1]))
@@ -365,8 +370,12 @@ def test_a_camera_session_resumes_from_the_logged_rows(recording, full_run, tmp_
     s = PlaySession(src, lambda f: oracle(type(f)(f.index, f.time_s, f.image)), layout=Layout.load(recording / "layout.json"),
                     log=SessionLog.open_append(log), speaker=Speaker(None), ui=NullUI(),
                     config=PlayConfig(live=True), out=open(tmp_path / "t.txt", "w"), resume=Resume(contents))
-    assert s.tracker.ref.card_in_hand is None and s.tracker.next_pile == 8
-    assert str(s.tracker.last_card) == "8H" and s.tracker.face_up_counts()[7] == 1
+    if cut_at == "put-down":
+        assert s.tracker.ref.card_in_hand is None and s.tracker.next_pile == 8
+        assert s.tracker.face_up_counts()[7] == 1
+    else:
+        assert str(s.tracker.ref.card_in_hand) == "8H"
+    assert str(s.tracker.last_card) == "8H"
     assert s._frame_offset == last + 1
     s.run()
     s.log.close()
@@ -374,4 +383,4 @@ def test_a_camera_session_resumes_from_the_logged_rows(recording, full_run, tmp_
     assert all(r["frame"] > last for r in after if isinstance(r.get("frame"), int))
     judged = [(r["event"], r["verdict"]) for r in after if "event" in r]
     want = [(r["event"], r["verdict"]) for r in rows[cut + 1:] if "event" in r and r["frame"] < last + 200]
-    assert len(want) >= 2 and judged == want  # the next take and read, as in the uninterrupted run
+    assert len(want) >= 2 and judged == want  # as in the uninterrupted run
