@@ -121,6 +121,9 @@ def _print_report(r: dict) -> None:
 
     print("Recogniser benchmark")
     print(line("held-out synthetic", r["held_out_synthetic"]))
+    for name, x in r["held_out_synthetic"].get("by_card_height", {}).items():
+        print(f"    cards {name:<11} {x['cards']:>5}  rank {x['rank'] * 100:5.1f}%  unknown {x['unknown'] * 100:5.1f}%  "
+              f"confident-wrong {x['confident_wrong'] * 100:4.2f}%")
     for name, x in r.get("held_out_per_deck", {}).items():
         print(line(f"  held-out {name}", x))
     if isinstance(r["real_dev"], dict):

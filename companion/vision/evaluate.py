@@ -41,12 +41,15 @@ class Score:
     unknown_right: int = 0
     strays: int = 0  # confident readings where there is no card index (counted in confident_wrong too)
     confusions: Counter = field(default_factory=Counter)
+    by_group: dict = field(default_factory=dict)  # group (e.g. card height) -> Counter of the same counts
 
     def add(self, other: "Score") -> None:
         for k in ("cards", "rank_right", "suit_right", "unknown", "confident_wrong", "expected_unknown", "unknown_right",
                   "strays"):
             setattr(self, k, getattr(self, k) + getattr(other, k))
         self.confusions.update(other.confusions)
+        for g, c in other.by_group.items():
+            self.by_group.setdefault(g, Counter()).update(c)
 
     def rates(self) -> dict:
         n = max(self.cards, 1)
@@ -61,6 +64,11 @@ class Score:
             "foreign_courts_unknown": self.unknown_right,
             "false_finds": self.strays,
             "worst_confusions": [f"{a}->{b} x{c}" for (a, b), c in self.confusions.most_common(5)],
+            **({"by_card_height": {g: {"cards": c["cards"], "rank": round(c["rank_right"] / c["cards"], 4),
+                                       "unknown": round(c["unknown"] / c["cards"], 4),
+                                       "confident_wrong": round(c["confident_wrong"] / c["cards"], 4)}
+                                   for g, c in sorted(self.by_group.items(), key=lambda kv: _bin_order(kv[0]))
+                                   if c["cards"]}} if self.by_group else {}),
         }
 
 
@@ -89,8 +97,9 @@ def _nearest_card(det_points: np.ndarray, truths: list[dict], min_visible: float
 
 
 def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callable[[dict], bool] = lambda t: False,
-                visible: float = VISIBLE) -> Score:
-    """Score one frame. Each truth: ``card`` (Card), ``corners``: [{point, visible, index_h}]."""
+                visible: float = VISIBLE, group_of: Callable[[dict], str] | None = None) -> Score:
+    """Score one frame. Each truth: ``card`` (Card), ``corners``: [{point, visible, index_h}].
+    ``group_of(truth)``: also count each card in its group (``Score.by_group``)."""
     sc = Score()
     truths = list(truths)
     up = np.nonzero(dets.face_up)[0]
@@ -101,6 +110,7 @@ def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callab
         corners = [c for c in t.get("corners", []) if c["visible"] >= visible]
         if not t.get("face_up", True) or not corners:
             continue
+        before = (sc.rank_right, sc.unknown, sc.confident_wrong)
         sc.cards += 1
         card = t["card"]
         want_unknown = expect_unknown(t)
@@ -127,6 +137,10 @@ def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callab
             s_got = next((s for s in suits if s != true_suit), suits[0] if suits else -1)
             got = f"{rank_label(r_got) or '?'}{suit_code(s_got) or '?'}"
             sc.confusions[(card.rank.label + card.suit.code, got)] += 1
+        if group_of is not None:
+            sc.by_group.setdefault(group_of(t), Counter()).update(
+                cards=1, rank_right=sc.rank_right - before[0], unknown=sc.unknown - before[1],
+                confident_wrong=sc.confident_wrong - before[2])
     # a confident reading where no card's index is: a false find, as wrong as a misread
     all_corners = [(c["point"][0], c["point"][1], c["index_h"]) for t in truths for c in t.get("corners", [])
                    if c["visible"] > 0.05]
@@ -210,7 +224,7 @@ def evaluate_synthetic(recognise: Callable[[np.ndarray], Detections], frames: It
         t0 = time.perf_counter()
         dets = recognise(img)
         times.append((time.perf_counter() - t0) * 1000)
-        total.add(score_frame(dets, truths))
+        total.add(score_frame(dets, truths, group_of=card_height_bin))
         if progress:
             progress(1)
     return total.rates(), times
@@ -220,6 +234,17 @@ def evaluate_synthetic(recognise: Callable[[np.ndarray], Detections], frames: It
 # where the misses come from (detector or index reader)
 # ------------------------------------------------------------------------------------------------
 SIZE_BINS = ((0, 90, "60-90 px"), (90, 150, "90-150 px"), (150, 250, "150-250 px"), (250, 1e9, "250+ px"))
+
+
+def card_height_bin(truth: dict) -> str:
+    """The :data:`SIZE_BINS` name of a rendered card's height (from its quad TL, TR, BR, BL)."""
+    q = np.asarray(truth["quad"], np.float64)
+    h = float(np.linalg.norm((q[0] + q[1]) / 2 - (q[2] + q[3]) / 2))
+    return next(n for lo, hi, n in SIZE_BINS if lo <= h < hi)
+
+
+def _bin_order(name: str) -> int:
+    return next((k for k, (_, _, n) in enumerate(SIZE_BINS) if n == name), len(SIZE_BINS))
 
 
 def diagnose_synthetic(rec, frames: Iterable[tuple[np.ndarray, list[dict]]], min_confidence: float | None = None) -> dict:  # noqa: ANN001

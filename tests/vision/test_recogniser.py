@@ -251,3 +251,23 @@ def test_fanned_corners_read_as_different_cards_stay_two_cards():
     assert sorted(str(fan.card(i)) for i in range(len(fan))) == ["3C", "7D"]
     one = rec._assemble(cands(2), glyphs(("7", 0.98), ("7", 0.6)), suits((1, 0.97), (1, 0.5)))
     assert len(one) == 1 and str(one.card(0)) == "7D"
+
+
+def test_scoring_counts_each_card_in_its_height_group():
+    from companion.vision.detections import Detections
+    from companion.vision.evaluate import Score, card_height_bin, score_frame
+
+    def truth(code, x, h):
+        quad = [(x, 100), (x + 0.7 * h, 100), (x + 0.7 * h, 100 + h), (x, 100 + h)]
+        return {"card": Card.parse(code), "face_up": True, "quad": quad,
+                "corners": [{"point": (x + 5, 110), "visible": 1.0, "index_h": 20}]}
+
+    truths = [truth("4C", 100, 80), truth("9H", 400, 300)]
+    assert [card_height_bin(t) for t in truths] == ["60-90 px", "250+ px"]
+    quad = np.zeros((4, 2), np.float32)
+    dets = Detections.from_rows([(quad, (400, 105, 410, 115), 9, 2, 0.99, 0.99, True, 0.0)])  # 9H read, 4C not
+    total = Score()
+    total.add(score_frame(dets, truths, group_of=card_height_bin))
+    rates = total.rates()
+    assert rates["by_card_height"] == {"60-90 px": {"cards": 1, "rank": 0.0, "unknown": 1.0, "confident_wrong": 0.0},
+                                       "250+ px": {"cards": 1, "rank": 1.0, "unknown": 0.0, "confident_wrong": 0.0}}
