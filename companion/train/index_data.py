@@ -181,6 +181,7 @@ class IndexSampler:
 
     # -- one example --------------------------------------------------------------------
     def sample(self) -> tuple[np.ndarray, int, int]:
+        self.last_geometry = np.full(4, np.nan, np.float32)  # set by a positive's render
         r = self.rng.random()
         if r < self.bg_share:
             return self._negative()
@@ -188,13 +189,17 @@ class IndexSampler:
             return self._font_positive()
         return self._deck_positive()
 
-    def batch(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    def batch(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+        """Crops, glyph ids, suit ids, and geometry corrections (N, 4; NaN for negatives): see
+        :meth:`_render`."""
         xs = np.empty((n, INDEX_CROP_H, INDEX_CROP_W, 3), np.uint8)
         gs = np.empty(n, np.int64)
         ss = np.empty(n, np.int64)
+        geo = np.empty((n, 4), np.float32)
         for i in range(n):
             xs[i], gs[i], ss[i] = self.sample()
-        return xs, gs, ss
+            geo[i] = self.last_geometry if gs[i] != BG else np.nan
+        return xs, gs, ss, geo
 
     # -- positives ----------------------------------------------------------------------
     def _deck_positive(self) -> tuple[np.ndarray, int, int]:
@@ -264,13 +269,22 @@ class IndexSampler:
         img = photometric(canvas, rng, index_h_img * 3)
         # the detector's estimate: a little off in centre, angle and size
         up = _up_in_image(m, centre_face, upright)
-        # (measured on held-out frames for the first detector: centre off by 0.17 index heights, up
-        # direction by 13 degrees and size by 0.24 in log on average, with a long tail)
-        jc = rng.normal(0, 0.13 * index_h_img, 2)
+        # (measured on held-out frames: centre off by 0.17 index heights, up direction by 13 degrees
+        # and size by 0.24 in log on average, with a long tail: index sizes 0.57-1.25 of the truth
+        # for 90% of corners)
+        wide = rng.random() < 0.2
+        jc = rng.normal(0, (0.3 if wide else 0.13) * index_h_img, 2)
         ja = math.radians(rng.normal(0, 7 if rng.random() < 0.8 else 18))
         ux, uy = up
         ux, uy = ux * math.cos(ja) - uy * math.sin(ja), ux * math.sin(ja) + uy * math.cos(ja)
-        est_h = index_h_img * math.exp(rng.normal(0, 0.2))
+        est_h = index_h_img * math.exp(rng.normal(0, 0.4 if wide else 0.2))
+        # what would put the crop right, in the crop's own terms: the true centre along the crop's
+        # right and down (in estimated index heights), the turn to the true up, log(true / estimated size)
+        n = math.hypot(ux, uy)
+        right, down = np.array([-uy, ux]) / n, np.array([-ux, -uy]) / n
+        self.last_truth = ((P / 2, P / 2), up, index_h_img)  # for tests: where the crop should be
+        self.last_geometry = np.array([float(-jc @ right) / est_h, float(-jc @ down) / est_h, -ja,
+                                       math.log(index_h_img / est_h)], np.float32)
         return crop_index(img, (P / 2 + jc[0], P / 2 + jc[1]), (ux, uy), est_h)
 
     def _hand(self, canvas: np.ndarray, scale: float) -> None:

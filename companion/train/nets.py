@@ -5,7 +5,8 @@
   output cell the sub-cell offset, the card's up direction (cos, sin) and log card height.
   A small U-Net at stride 4, sized for about 10 ms a 384x216 frame on one CPU core.
 * :class:`IndexNet` reads one upright index-corner crop: glyph class (A..K, foreign court letters,
-  or background) and suit (C, D, H, S or none).
+  or background), suit (C, D, H, S or none), and how the crop should have been cut (the detector's
+  centre, direction and size are often a little off; a second crop cut that way reads better).
 """
 
 from __future__ import annotations
@@ -92,7 +93,10 @@ class IndexNet(nn.Module):
         self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(feat, 128), nn.ReLU(inplace=True))
         self.glyph = nn.Linear(128, len(GLYPHS))
         self.suit = nn.Linear(128, len(SUITS_OUT))
+        # where the crop should have been cut: the index centre along the crop's right and down (index
+        # heights), the turn to the glyphs' up (radians), log(true / cut size); see geometry.corrected_crop
+        self.geometry = nn.Linear(128, 4)
 
-    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         h = self.fc(self.features(x))
-        return self.glyph(h), self.suit(h)
+        return self.glyph(h), self.suit(h), self.geometry(h)

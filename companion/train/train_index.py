@@ -34,7 +34,7 @@ def worker_state() -> tuple[list, object]:
     return _ARTS, _BACKGROUNDS
 
 
-def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
     seed, n = args
     from .index_data import IndexSampler
 
@@ -42,20 +42,20 @@ def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 
 
 def make_crops(decks: Sequence[str], n: int, seed: int, workers: int = 2, chunk: int = 4000,
-               desc: str = "crops") -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """``n`` training crops from ``decks``, made in parallel chunks; deterministic for a seed."""
+               desc: str = "crops") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """``n`` training crops from ``decks`` (crops, glyph ids, suit ids, geometry corrections), made in
+    parallel chunks; deterministic for a seed."""
     jobs = [(seed * 1000 + k, min(chunk, n - k * chunk)) for k in range(math.ceil(n / chunk))]
-    xs, gs, ss = [], [], []
+    parts: list[tuple] = []
     bar = Progress(n, desc)
     ctx = mp.get_context("fork")
     with ctx.Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 1)) as pool:
-        for x, g, s in pool.imap(_worker, jobs):
-            xs.append(x)
-            gs.append(g)
-            ss.append(s)
-            bar.update(len(x))
+        for part in pool.imap(_worker, jobs):
+            parts.append(part)
+            bar.update(len(part[0]))
     bar.close()
-    return np.concatenate(xs), np.concatenate(gs), np.concatenate(ss)
+    x, g, s, geo = (np.concatenate([p[k] for p in parts]) for k in range(4))
+    return x, g, s, geo
 
 
 def _to_tensor(x: np.ndarray):  # noqa: ANN202
@@ -64,19 +64,29 @@ def _to_tensor(x: np.ndarray):  # noqa: ANN202
     return torch.from_numpy(x).permute(0, 3, 1, 2).float().div_(255.0)
 
 
-def evaluate(model, x: np.ndarray, g: np.ndarray, s: np.ndarray, batch: int = 1024) -> dict:  # noqa: ANN001
+def evaluate(model, x: np.ndarray, g: np.ndarray, s: np.ndarray, geo: np.ndarray | None = None,  # noqa: ANN001
+             batch: int = 1024) -> dict:
     import torch
 
     model.eval()
-    gp, sp = [], []
+    gp, sp, rp = [], [], []
     with torch.no_grad():
         for i in range(0, len(x), batch):
-            a, b = model(_to_tensor(x[i:i + batch]))
+            a, b, c = model(_to_tensor(x[i:i + batch]))
             gp.append(torch.softmax(a, 1).numpy())
             sp.append(torch.softmax(b, 1).numpy())
-    gp_all, sp_all = np.concatenate(gp), np.concatenate(sp)
+            rp.append(c.numpy())
+    gp_all, sp_all, geo_pred = np.concatenate(gp), np.concatenate(sp), np.concatenate(rp)
     pos = g != 0
+    extra = {}
+    if geo is not None and pos.any():
+        ok = pos & ~np.isnan(geo).any(1)
+        err = np.abs(geo_pred[ok] - geo[ok])
+        base = np.abs(geo[ok])
+        extra = {"geometry_error": [round(float(v), 4) for v in err.mean(0)],
+                 "geometry_uncorrected": [round(float(v), 4) for v in base.mean(0)]}
     return {
+        **extra,
         "glyph_acc": float((gp_all.argmax(1) == g)[pos].mean()),
         "suit_acc": float((sp_all.argmax(1) == s)[pos].mean()),
         "bg_acc": float((gp_all.argmax(1) == 0)[~pos].mean()) if (~pos).any() else 1.0,
@@ -87,7 +97,7 @@ def evaluate(model, x: np.ndarray, g: np.ndarray, s: np.ndarray, batch: int = 10
 
 def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, *, seed: int = 0,
                 n_train: int = 240_000, n_val: int = 16_000, epochs: int = 8, batch: int = 256,
-                workers: int = 2, init: Path | None = None, log=print) -> dict:  # noqa: ANN001
+                workers: int = 2, init: Path | None = None, geo_weight: float = 2.0, log=print) -> dict:  # noqa: ANN001
     """Make data, train, validate on held-out decks, export ``out/index.onnx``. Returns metrics.
 
     ``init``: an ``index.onnx`` to start from (fine-tuning: BatchNorm statistics kept, a third of the
@@ -95,12 +105,13 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
     """
     t0 = time.time()
     log(f"index: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
-    xt, gt, st = make_crops(train_decks, n_train, seed, workers, desc="index crops (train)")
-    xv, gv, sv = make_crops(val_decks, n_val, seed + 7919, workers, desc="index crops (held-out)")
+    xt, gt, st, rt = make_crops(train_decks, n_train, seed, workers, desc="index crops (train)")
+    xv, gv, sv, rv = make_crops(val_decks, n_val, seed + 7919, workers, desc="index crops (held-out)")
     t_data = time.time() - t0
 
     import torch  # after the worker processes: fork before torch starts its threads
     from torch import nn
+    from torch.nn import functional as F
 
     from .common import export_onnx, freeze_batchnorm, init_from_onnx, seed_everything
     from .nets import IndexNet
@@ -110,7 +121,7 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
     if init is not None:
         init_from_onnx(model, init, torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W))
         lr = 1e-3
-        m0 = evaluate(model, xv, gv, sv)
+        m0 = evaluate(model, xv, gv, sv, rv)
         log(f"  start ({init}): held-out glyph {m0['glyph_acc']:.4f} suit {m0['suit_acc']:.4f} "
             f"background {m0['bg_acc']:.4f}")
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
@@ -130,23 +141,29 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
             xb = _to_tensor(xt[idx])
             gb = torch.from_numpy(gt[idx])
             sb = torch.from_numpy(st[idx])
-            lg, ls = model(xb)
+            rb = torch.from_numpy(rt[idx])
+            lg, ls, lr = model(xb)
             loss = ce(lg, gb) + ce(ls, sb)
+            has = ~torch.isnan(rb).any(1)
+            if bool(has.any()):  # where the crop should have been cut (positives only)
+                loss = loss + geo_weight * F.smooth_l1_loss(lr[has], rb[has], beta=0.1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
             sched.step()
             total += float(loss.detach())
             bar.update(1)
-        m = evaluate(model, xv, gv, sv)
+        m = evaluate(model, xv, gv, sv, rv)
         log(f"  epoch {epoch + 1}/{epochs}: loss {total / max(1, len(xt) // batch):.3f}  held-out glyph "
-            f"{m['glyph_acc']:.4f} suit {m['suit_acc']:.4f} background {m['bg_acc']:.4f}")
+            f"{m['glyph_acc']:.4f} suit {m['suit_acc']:.4f} background {m['bg_acc']:.4f} geometry error "
+            f"{m.get('geometry_error')} (uncorrected {m.get('geometry_uncorrected')})")
     bar.close()
     model.eval()
     export_onnx(_Softmaxed(model), torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W), out / "index.onnx",
-                "crops", ["glyph_probs", "suit_probs"])
-    final = evaluate(model, xv, gv, sv)
+                "crops", ["glyph_probs", "suit_probs", "geometry"])
+    final = evaluate(model, xv, gv, sv, rv)
     return {"glyph_acc": final["glyph_acc"], "suit_acc": final["suit_acc"], "bg_acc": final["bg_acc"],
+            "geometry_error": final.get("geometry_error"), "geometry_uncorrected": final.get("geometry_uncorrected"),
             "n_train": int(len(xt)), "epochs": epochs, "init": str(init) if init else None, "data_seconds": round(t_data, 1),
             "seconds": round(time.time() - t0, 1), "glyphs": list(GLYPHS), "suits": list(SUITS_OUT)}
 
@@ -160,7 +177,7 @@ def _Softmaxed(model):  # noqa: N802, ANN001, ANN202
             self.inner = model
 
         def forward(self, x):  # noqa: ANN001, ANN202
-            a, b = self.inner(x)
-            return torch.softmax(a, 1), torch.softmax(b, 1)
+            a, b, c = self.inner(x)
+            return torch.softmax(a, 1), torch.softmax(b, 1), c
 
     return Softmaxed().eval()

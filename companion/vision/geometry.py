@@ -13,7 +13,7 @@ import numpy as np
 
 from .spec import CARD_ASPECT, CROP_SCALE, INDEX_CROP_H, INDEX_CROP_W
 
-__all__ = ["Pyramid", "crop_matrix", "crop_index", "card_quad", "up_to_angle", "angle_to_up"]
+__all__ = ["Pyramid", "crop_matrix", "crop_index", "card_quad", "up_to_angle", "angle_to_up", "corrected_crop"]
 
 
 def up_to_angle(ux: float, uy: float) -> float:
@@ -75,6 +75,31 @@ def crop_index(image: np.ndarray | Pyramid, centre: tuple[float, float], up: tup
         m[:, 2] += 0.5 * f - 0.5  # pyrDown pixel centres
     return cv2.warpAffine(src, m, (out_w, out_h), flags=cv2.INTER_LINEAR | cv2.WARP_INVERSE_MAP,
                           borderMode=cv2.BORDER_REPLICATE)
+
+
+def corrected_crop(centre: tuple[float, float], up: tuple[float, float], index_h: float,
+                   correction: "np.ndarray | tuple[float, float, float, float]"
+                   ) -> tuple[tuple[float, float], tuple[float, float], float]:
+    """Apply the index reader's geometry correction to a crop's (centre, up, index height).
+
+    ``correction`` = (along the crop's right, along its down, in index heights; turn in radians, as
+    counter-clockwise in the image's y-down axes is positive for :func:`up_to_angle`'s inverse; log of
+    the size factor), as the reader predicts it from the crop.
+
+    >>> c, u, h = corrected_crop((100.0, 50.0), (0.0, -1.0), 20.0, (0.5, 0.0, 0.0, 0.0))
+    >>> [round(v, 6) + 0.0 for v in (*c, *u, h)]
+    [110.0, 50.0, 0.0, -1.0, 20.0]
+    """
+    gx, gy, ga, gs = (float(v) for v in correction)
+    ux, uy = up
+    n = math.hypot(ux, uy) or 1.0
+    ux, uy = ux / n, uy / n
+    rx, ry = -uy, ux  # the crop's right
+    dx, dy = -ux, -uy  # the crop's down
+    cx = centre[0] + (gx * rx + gy * dx) * index_h
+    cy = centre[1] + (gx * ry + gy * dy) * index_h
+    ca, sa = math.cos(ga), math.sin(ga)
+    return (cx, cy), (ux * ca - uy * sa, ux * sa + uy * ca), index_h * math.exp(gs)
 
 
 def card_quad(centre: tuple[float, float], up: tuple[float, float], card_h: float,

@@ -20,7 +20,7 @@ import cv2
 import numpy as np
 
 from .detections import Detections
-from .geometry import Pyramid, card_quad, crop_index, up_to_angle
+from .geometry import Pyramid, card_quad, corrected_crop, crop_index, up_to_angle
 from .models import default_models_dir, load_session
 from .spec import ALPHABETS, DETECTOR_STRIDE, DETECTOR_WIDTH, GLYPHS
 
@@ -50,6 +50,11 @@ class RecogniserConfig:
     retry_variants: tuple[tuple[float, float], ...] = ()
     #: A rank from a retry crop counts only at this confidence.
     retry_confidence: float = 0.9
+    #: Cut each index crop again where the reader says it should have been cut (an index reader with
+    #: a geometry output), and read that crop: the detector's centre, direction and size are often a
+    #: little off. Corrections larger than these (index heights, radians, log size) are clipped.
+    refine: bool = True
+    refine_limits: tuple[float, float, float] = (0.6, 0.6, 0.7)
 
     def __post_init__(self) -> None:
         for name in ("corner_threshold", "down_threshold", "min_confidence", "suit_confidence", "background_reject",
@@ -167,11 +172,30 @@ class Recogniser:
     # -- stage 2 --------------------------------------------------------------------------
     def read(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Glyph and suit probabilities for a batch of upright index crops (N, H, W, 3) uint8."""
-        if len(crops) == 0:
-            return np.zeros((0, len(GLYPHS)), np.float32), np.zeros((0, 5), np.float32)
-        x = crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
-        glyph, suit = self.reader.run(None, {"crops": x})
+        glyph, suit, _geo = self.read_geometry(crops)
         return glyph, suit
+
+    def read_geometry(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
+        """Glyph and suit probabilities, and where each crop should have been cut (N, 4; see
+        :func:`~companion.vision.geometry.corrected_crop`), None for a reader without that output."""
+        n_out = len(self.reader.get_outputs())
+        if len(crops) == 0:
+            return (np.zeros((0, len(GLYPHS)), np.float32), np.zeros((0, 5), np.float32),
+                    np.zeros((0, 4), np.float32) if n_out > 2 else None)
+        x = crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
+        out = self.reader.run(None, {"crops": x})
+        return out[0], out[1], (out[2] if n_out > 2 else None)
+
+    def refine(self, pyr: Pyramid, cand: Candidates, geo: np.ndarray) -> Candidates:
+        """The face-up candidates moved, turned and resized as the reader's geometry output says."""
+        lim = np.array([self.config.refine_limits[0]] * 2 + list(self.config.refine_limits[1:]), np.float32)
+        idx = np.nonzero(cand.face_up)[0]
+        pts, ups, ihs = cand.points.copy(), cand.up.copy(), cand.index_h.copy()
+        for k, i in enumerate(idx):
+            c, u, h = corrected_crop(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.index_h[i]),
+                                     np.clip(geo[k], -lim, lim))
+            pts[i], ups[i], ihs[i] = c, u, h
+        return Candidates(pts, cand.score, cand.face_up, ups, cand.card_h, ihs, cand.card_centre)
 
     def crops(self, frame: np.ndarray | Pyramid, cand: Candidates) -> np.ndarray:
         pyr = frame if isinstance(frame, Pyramid) else Pyramid(frame)
@@ -185,7 +209,10 @@ class Recogniser:
             raise ValueError("expected a BGR uint8 image of shape (H, W, 3)")
         cand = self.detect(frame)
         pyr = Pyramid(frame)
-        glyph_p, suit_p = self.read(self.crops(pyr, cand))
+        glyph_p, suit_p, geo = self.read_geometry(self.crops(pyr, cand))
+        if self.config.refine and geo is not None and len(geo):
+            cand = self.refine(pyr, cand, geo)
+            glyph_p, suit_p = self.read(self.crops(pyr, cand))
         glyph_p, suit_p = self._retry(pyr, cand, glyph_p, suit_p)
         return self._assemble(cand, glyph_p, suit_p)
 
@@ -231,7 +258,12 @@ class Recogniser:
                 j = up_idx[g[0]]
                 near = np.linalg.norm(cand.card_centre[i] - cand.card_centre[j]) < cfg.merge_distance * cand.card_h[j]
                 similar = 0.7 < cand.card_h[i] / max(cand.card_h[j], 1e-3) < 1.4
-                if near and similar and len(g) < 4 and all(_compatible(k, m, rank_p, suit_p, cfg) for m in g):
+                # a corner printed the same way up as one of the group's and read as another card is
+                # the next card of a fan; the two corners of one card are printed opposite ways up
+                # (their disagreement makes the card unknown, never a second card)
+                apart = any(float(cand.up[i] @ cand.up[up_idx[m]]) > 0.0 and not _compatible(k, m, rank_p, suit_p, cfg)
+                            for m in g)
+                if near and similar and len(g) < 4 and not apart:
                     g.append(k)
                     break
             else:

@@ -62,3 +62,37 @@ def test_card_quad_orientation():
     assert np.linalg.norm(bl - tl) == pytest.approx(88)
     q180 = card_quad((100, 100), (0, 1), 88)
     assert np.allclose(q180[0], q[2])  # turned over: TL lands where BR was
+
+
+def test_the_readers_geometry_targets_put_the_crop_where_the_index_is():
+    """The index reader learns where each training crop should have been cut; applying that
+    correction (``corrected_crop``, as the run time does) to the misplaced crop gives the true
+    centre, up direction and size."""
+    import companion.train.index_data as data
+    from companion.synth.composer import drop_band_boxes, load_deck_art
+    from companion.vision.geometry import corrected_crop
+
+    sampler = data.IndexSampler([drop_band_boxes(load_deck_art("builtin"))], seed=5, font_share=0.0, bg_share=0.0)
+    cut = {}
+    real_crop = data.crop_index
+
+    def spy(img, centre, up, h, *a, **k):
+        cut["as"] = (centre, up, h)
+        return real_crop(img, centre, up, h, *a, **k)
+
+    data.crop_index = spy
+    try:
+        checked = 0
+        for _ in range(40):
+            _crop, glyph, _suit = sampler.sample()
+            if glyph == data.BG:
+                continue
+            (c, u, h), (tc, tu, th) = cut["as"], sampler.last_truth
+            c2, u2, h2 = corrected_crop(c, u, h, sampler.last_geometry)
+            assert math.hypot(c2[0] - tc[0], c2[1] - tc[1]) < 1e-3 * th
+            assert u2[0] * tu[0] + u2[1] * tu[1] > 1 - 1e-6
+            assert abs(math.log(h2 / th)) < 1e-6
+            checked += 1
+    finally:
+        data.crop_index = real_crop
+    assert checked >= 20

@@ -215,9 +215,10 @@ def test_retry_never_reads_a_blank_card_or_a_back(held_out_deck):
 
 
 def test_fanned_corners_read_as_different_cards_stay_two_cards():
-    """In a fan the cards' centres lie closer than the merge distance; two corners read confidently as
-    different cards must not be merged into one card (which would make both unknown), while two
-    corners of one card, read alike or one unsure, still make one card."""
+    """In a fan the cards' centres lie closer than the merge distance; two corners printed the same
+    way up and read confidently as different cards must not be merged into one card (which would
+    make both unknown), while two corners of one card, read alike or one unsure, still make one
+    card, and the two opposite corners of one card that disagree make it unknown, never two cards."""
     from companion.vision.recogniser import Candidates, Recogniser, RecogniserConfig, _rank_matrix
     from companion.vision.spec import GLYPH_ID, GLYPHS
 
@@ -251,6 +252,10 @@ def test_fanned_corners_read_as_different_cards_stay_two_cards():
     assert sorted(str(fan.card(i)) for i in range(len(fan))) == ["3C", "7D"]
     one = rec._assemble(cands(2), glyphs(("7", 0.98), ("7", 0.6)), suits((1, 0.97), (1, 0.5)))
     assert len(one) == 1 and str(one.card(0)) == "7D"
+    opposite = cands(2)
+    opposite.up[1] = (0.0, 1.0)  # the card's other index, printed upside down
+    split = rec._assemble(opposite, glyphs(("3", 0.98), ("7", 0.99)), suits((0, 0.97), (1, 0.98)))
+    assert len(split) == 1 and split.card(0) is None
 
 
 def test_scoring_counts_each_card_in_its_height_group():
