@@ -51,6 +51,8 @@ def bench_recognise(
     models: Optional[Path] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
     per_deck: bool = typer.Option(False, "--per-deck", help="also score each held-out deck on its own (--frames each)"),
+    misses: Optional[Path] = typer.Option(None, "--misses", help="write a contact sheet (PNG) of the held-out "
+                                          "cards not read right: each card's best visible corner, upright"),
 ) -> None:
     """Accuracy on held-out decks and real photos, and the time for one 1280x720 frame on one core."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -69,10 +71,20 @@ def bench_recognise(
         from ..vision.benchframes import held_out_frames, speed_frames
     except ImportError as exc:  # pragma: no cover
         fail(f"cannot render benchmark frames: {exc}")
+    if misses is not None and misses.suffix.lower() != ".png":
+        fail(f"--misses {misses}: give a .png file")
     bar = Progress(frames, "held-out frames")
-    rates, _ = evaluate_synthetic(rec, held_out_frames(frames, seed), progress=bar.update)
+    missed: list | None = [] if misses is not None else None
+    rates, _ = evaluate_synthetic(rec, held_out_frames(frames, seed), progress=bar.update, misses=missed)
     bar.close()
     report["held_out_synthetic"] = rates
+    if misses is not None:
+        from ..vision.evaluate import contact_sheet
+
+        misses.parent.mkdir(parents=True, exist_ok=True)
+        if not cv2.imwrite(str(misses), contact_sheet(missed or [])):
+            fail(f"--misses {misses}: cannot write the picture")
+        report["misses_sheet"] = str(misses)
     if per_deck:
         from ..vision.benchframes import held_out_deck_names
 
@@ -121,6 +133,8 @@ def _print_report(r: dict) -> None:
 
     print("Recogniser benchmark")
     print(line("held-out synthetic", r["held_out_synthetic"]))
+    if r.get("misses_sheet"):
+        print(f"    the cards not read right, one corner each: {r['misses_sheet']}")
     for name, x in r["held_out_synthetic"].get("by_card_height", {}).items():
         print(f"    cards {name:<11} {x['cards']:>5}  rank {x['rank'] * 100:5.1f}%  unknown {x['unknown'] * 100:5.1f}%  "
               f"confident-wrong {x['confident_wrong'] * 100:4.2f}%")

@@ -216,8 +216,10 @@ def evaluate_real_dev(recognise: Callable[[np.ndarray], Detections], root: Path,
 # held-out synthetic frames
 # ------------------------------------------------------------------------------------------------
 def evaluate_synthetic(recognise: Callable[[np.ndarray], Detections], frames: Iterable[tuple[np.ndarray, list[dict]]],
-                       progress: Callable[[int], None] | None = None) -> tuple[dict, list[float]]:
-    """Score rendered frames with exact truth; returns rates and the per-frame recognition times (ms)."""
+                       progress: Callable[[int], None] | None = None,
+                       misses: list | None = None) -> tuple[dict, list[float]]:
+    """Score rendered frames with exact truth; returns rates and the per-frame recognition times (ms).
+    ``misses``: a list that gets (upright corner picture, label) of every card not read right."""
     total = Score()
     times = []
     for img, truths in frames:
@@ -225,9 +227,51 @@ def evaluate_synthetic(recognise: Callable[[np.ndarray], Detections], frames: It
         dets = recognise(img)
         times.append((time.perf_counter() - t0) * 1000)
         total.add(score_frame(dets, truths, group_of=card_height_bin))
+        if misses is not None:
+            misses.extend(_missed_corners(img, dets, truths))
         if progress:
             progress(1)
     return total.rates(), times
+
+
+def _missed_corners(img: np.ndarray, dets: Detections, truths: list[dict]) -> list[tuple[np.ndarray, str]]:
+    """An upright picture (72x108) of the best visible corner of each card the detections miss."""
+    import cv2
+
+    from .geometry import Pyramid, crop_index
+
+    pyr = Pyramid(img)
+    out = []
+    for t in truths:
+        sc = score_frame(dets, [t])
+        if not sc.cards or sc.rank_right:
+            continue
+        q = np.asarray(t["quad"], np.float64)
+        top, bottom = (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
+        h = float(np.linalg.norm(top - bottom))
+        u = (top - bottom) / max(h, 1e-6)
+        c = max(t["corners"], key=lambda c: c["visible"])
+        p = np.asarray(c["point"], np.float64)
+        cu = u if np.linalg.norm(p - top) < np.linalg.norm(p - bottom) else -u
+        pic = crop_index(pyr, tuple(p), tuple(cu), c["index_h"] * 1.6, out_w=48, out_h=72)
+        out.append((cv2.resize(pic, (72, 108), interpolation=cv2.INTER_LINEAR), f"{t['card']} {round(h)}px"))
+    return out
+
+
+def contact_sheet(pictures: list[tuple[np.ndarray, str]], columns: int = 16) -> np.ndarray:
+    """The pictures in a grid, each with its label underneath (white background)."""
+    import cv2
+
+    tiles = []
+    for pic, label in pictures:
+        tile = cv2.copyMakeBorder(pic, 0, 16, 0, 2, cv2.BORDER_CONSTANT, value=(255, 255, 255))
+        cv2.putText(tile, label, (1, tile.shape[0] - 4), cv2.FONT_HERSHEY_SIMPLEX, 0.33, (0, 0, 0), 1, cv2.LINE_AA)
+        tiles.append(tile)
+    if not tiles:
+        return np.full((40, 200, 3), 255, np.uint8)
+    while len(tiles) % columns:
+        tiles.append(np.full_like(tiles[0], 255))
+    return np.vstack([np.hstack(tiles[r:r + columns]) for r in range(0, len(tiles), columns)])
 
 
 # ------------------------------------------------------------------------------------------------

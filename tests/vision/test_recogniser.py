@@ -276,3 +276,18 @@ def test_scoring_counts_each_card_in_its_height_group():
     rates = total.rates()
     assert rates["by_card_height"] == {"60-90 px": {"cards": 1, "rank": 0.0, "unknown": 1.0, "confident_wrong": 0.0},
                                        "250+ px": {"cards": 1, "rank": 1.0, "unknown": 0.0, "confident_wrong": 0.0}}
+
+
+def test_missed_cards_go_to_a_contact_sheet():
+    """`bench recognise --misses`: every card not read right gets one upright corner picture."""
+    from companion.vision.benchframes import held_out_frames
+    from companion.vision.detections import Detections
+    from companion.vision.evaluate import contact_sheet, evaluate_synthetic
+
+    missed: list = []
+    rates, _ = evaluate_synthetic(lambda img: Detections.from_rows([]), held_out_frames(2, seed=7), misses=missed)
+    assert rates["cards"] > 0 and len(missed) == rates["cards"]  # nothing read: every card missed
+    pic, label = missed[0]
+    assert pic.shape == (108, 72, 3) and label.endswith("px")
+    sheet = contact_sheet(missed, columns=4)
+    assert sheet.shape[1] == 4 * 74 and sheet.shape[0] == -(-len(missed) // 4) * 124
