@@ -186,6 +186,27 @@ class Recogniser:
         out = self.reader.run(None, {"crops": x})
         return out[0], out[1], (out[2] if n_out > 2 else None)
 
+    def _read_refined(self, pyr: Pyramid, cand: Candidates, glyph_p: np.ndarray, suit_p: np.ndarray,
+                      geo: np.ndarray) -> tuple[Candidates, np.ndarray, np.ndarray]:
+        """Cut again, and read again, the crops the reader says were cut noticeably wrong, unless they
+        were read with confidence already (or taken for no index at all: they are dropped anyway)."""
+        lim = np.array([self.config.refine_limits[0]] * 2 + list(self.config.refine_limits[1:]), np.float32)
+        g = np.clip(geo, -lim, lim)
+        cfg = self.config
+        sure = ((glyph_p @ self._rank_matrix)[:, 1:].max(1) >= cfg.min_confidence) & (suit_p[:, :4].max(1) >= cfg.suit_confidence)
+        redo = (glyph_p[:, 0] < cfg.background_reject) & ~sure & (
+            (np.hypot(g[:, 0], g[:, 1]) > REFINE_MIN[0]) | (np.abs(g[:, 2]) > REFINE_MIN[1]) | (np.abs(g[:, 3]) > REFINE_MIN[2]))
+        if not redo.any():
+            return cand, glyph_p, suit_p
+        idx = np.nonzero(cand.face_up)[0]
+        moved = self.refine(pyr, cand, np.where(redo[:, None], g, 0.0))
+        sub = Candidates(moved.points[idx[redo]], moved.score[idx[redo]], moved.face_up[idx[redo]], moved.up[idx[redo]],
+                         moved.card_h[idx[redo]], moved.index_h[idx[redo]], moved.card_centre[idx[redo]])
+        g2, s2 = self.read(self.crops(pyr, sub))
+        glyph_p, suit_p = glyph_p.copy(), suit_p.copy()
+        glyph_p[redo], suit_p[redo] = g2, s2
+        return moved, glyph_p, suit_p
+
     def refine(self, pyr: Pyramid, cand: Candidates, geo: np.ndarray) -> Candidates:
         """The face-up candidates moved, turned and resized as the reader's geometry output says."""
         lim = np.array([self.config.refine_limits[0]] * 2 + list(self.config.refine_limits[1:]), np.float32)
@@ -211,8 +232,7 @@ class Recogniser:
         pyr = Pyramid(frame)
         glyph_p, suit_p, geo = self.read_geometry(self.crops(pyr, cand))
         if self.config.refine and geo is not None and len(geo):
-            cand = self.refine(pyr, cand, geo)
-            glyph_p, suit_p = self.read(self.crops(pyr, cand))
+            cand, glyph_p, suit_p = self._read_refined(pyr, cand, glyph_p, suit_p, geo)
         glyph_p, suit_p = self._retry(pyr, cand, glyph_p, suit_p)
         return self._assemble(cand, glyph_p, suit_p)
 
@@ -338,6 +358,11 @@ def _most_confident(g: np.ndarray, rank_matrix: np.ndarray, cfg: RecogniserConfi
         out[1:] *= 0.5
     return out
 
+
+#: A crop is cut again only when the reader's correction moves it at least this far (index heights),
+#: turns it this much (radians, about 5 degrees) or resizes it this much (log): smaller ones change
+#: little and would cost a second read.
+REFINE_MIN = (0.08, 0.09, 0.1)
 
 #: Above this card height (in pixels at the detector's full scale) the half-scale pass takes over.
 BIG_CARD_DETECTOR_PX = 160.0
