@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import shutil
 from pathlib import Path
 
@@ -291,3 +292,29 @@ def test_missed_cards_go_to_a_contact_sheet():
     assert pic.shape == (108, 72, 3) and label.endswith("px")
     sheet = contact_sheet(missed, columns=4)
     assert sheet.shape[1] == 4 * 74 and sheet.shape[0] == -(-len(missed) // 4) * 124
+
+
+def test_the_geometry_reader_cuts_again_where_it_says_and_reads_held_out_cards(held_out_deck):
+    """models/geometry: a reader with a geometry output; the crops it reads unsure are cut again where
+    it says the index is (a crop cut a third too big and off-centre comes back close to the truth)."""
+    from companion.vision.geometry import Pyramid, corrected_crop, crop_index
+    from companion.vision.recogniser import Recogniser
+
+    rec = Recogniser(MODELS / "geometry")
+    for angle in (0, 37):
+        frame = place(table(), held_out_deck.face("7H"), (640, 360), angle, 220)
+        assert read_cards(rec(frame)) == ["7H"], angle
+    frame = place(table(), held_out_deck.face("7H"), (640, 360), 0, 220)
+    pyr = Pyramid(frame)
+    cand = rec.detect(frame)
+    k = int(np.argmax(np.where(cand.face_up, cand.score, -1)))
+    _g, _s, geo = rec.read_geometry(rec.crops(pyr, cand))
+    ref = rec.refine(pyr, cand, geo)  # where the reader puts the strongest corner's index
+    centre, up, h = tuple(ref.points[k]), tuple(ref.up[k]), float(ref.index_h[k])
+    right = (-up[1], up[0])
+    off = (centre[0] + 0.25 * h * right[0], centre[1] + 0.25 * h * right[1])  # a quarter index to the right
+    _g, _s, geo = rec.read_geometry(crop_index(pyr, off, up, 1.35 * h)[None])  # and a third too big
+    assert geo is not None and geo.shape == (1, 4)
+    c2, _u, h2 = corrected_crop(off, up, 1.35 * h, geo[0])
+    assert math.hypot(c2[0] - centre[0], c2[1] - centre[1]) < 0.5 * math.hypot(off[0] - centre[0], off[1] - centre[1])
+    assert abs(math.log(h2 / h)) < abs(math.log(1.35))
