@@ -181,7 +181,7 @@ class IndexSampler:
 
     # -- one example --------------------------------------------------------------------
     def sample(self) -> tuple[np.ndarray, int, int]:
-        self.last_geometry = np.full(4, np.nan, np.float32)  # set by a positive's render
+        self.last_geometry = np.full(5, np.nan, np.float32)  # set by a positive's render
         r = self.rng.random()
         if r < self.bg_share:
             return self._negative()
@@ -190,12 +190,12 @@ class IndexSampler:
         return self._deck_positive()
 
     def batch(self, n: int) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
-        """Crops, glyph ids, suit ids, and geometry corrections (N, 4; NaN for negatives): see
-        :meth:`_render`."""
+        """Crops, glyph ids, suit ids, and geometry corrections (N, 5; NaN for negatives): the four of
+        :meth:`_render`, then 1 where the crop was cut from the wide misplacement (0 otherwise)."""
         xs = np.empty((n, INDEX_CROP_H, INDEX_CROP_W, 3), np.uint8)
         gs = np.empty(n, np.int64)
         ss = np.empty(n, np.int64)
-        geo = np.empty((n, 4), np.float32)
+        geo = np.empty((n, 5), np.float32)
         for i in range(n):
             xs[i], gs[i], ss[i] = self.sample()
             geo[i] = self.last_geometry if gs[i] != BG else np.nan
@@ -284,7 +284,7 @@ class IndexSampler:
         right, down = np.array([-uy, ux]) / n, np.array([-ux, -uy]) / n
         self.last_truth = ((P / 2, P / 2), up, index_h_img)  # for tests: where the crop should be
         self.last_geometry = np.array([float(-jc @ right) / est_h, float(-jc @ down) / est_h, -ja,
-                                       math.log(index_h_img / est_h)], np.float32)
+                                       math.log(index_h_img / est_h), float(wide)], np.float32)
         return crop_index(img, (P / 2 + jc[0], P / 2 + jc[1]), (ux, uy), est_h)
 
     def _hand(self, canvas: np.ndarray, scale: float) -> None:

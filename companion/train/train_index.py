@@ -80,9 +80,9 @@ def evaluate(model, x: np.ndarray, g: np.ndarray, s: np.ndarray, geo: np.ndarray
     pos = g != 0
     extra = {}
     if geo is not None and pos.any():
-        ok = pos & ~np.isnan(geo).any(1)
-        err = np.abs(geo_pred[ok] - geo[ok])
-        base = np.abs(geo[ok])
+        ok = pos & ~np.isnan(geo[:, :4]).any(1)
+        err = np.abs(geo_pred[ok] - geo[ok, :4])
+        base = np.abs(geo[ok, :4])
         extra = {"geometry_error": [round(float(v), 4) for v in err.mean(0)],
                  "geometry_uncorrected": [round(float(v), 4) for v in base.mean(0)]}
     return {
@@ -127,7 +127,7 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
     opt = torch.optim.AdamW(model.parameters(), lr=lr, weight_decay=1e-4)
     steps = epochs * (len(xt) // batch)
     sched = torch.optim.lr_scheduler.OneCycleLR(opt, max_lr=lr, total_steps=steps, pct_start=0.15)
-    ce = nn.CrossEntropyLoss(label_smoothing=0.02)
+    ce_each = nn.CrossEntropyLoss(label_smoothing=0.02, reduction="none")
     rng = np.random.default_rng(seed)
     bar = Progress(steps, "train index")
     for epoch in range(epochs):
@@ -143,10 +143,15 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
             sb = torch.from_numpy(st[idx])
             rb = torch.from_numpy(rt[idx])
             lg, ls, lr = model(xb)
-            loss = ce(lg, gb) + ce(ls, sb)
-            has = ~torch.isnan(rb).any(1)
+            # a crop cut from the wide misplacement teaches only where it should have been cut: the run
+            # time cuts such a crop again before it counts, and reading glyphs cut in half would
+            # teach the classifier to guess
+            read = torch.from_numpy(~(rt[idx, 4] == 1.0))
+            loss = (ce_each(lg, gb) * read).sum() / read.sum().clamp(min=1) + \
+                (ce_each(ls, sb) * read).sum() / read.sum().clamp(min=1)
+            has = ~torch.isnan(rb[:, :4]).any(1)
             if bool(has.any()):  # where the crop should have been cut (positives only)
-                loss = loss + geo_weight * F.smooth_l1_loss(lr[has], rb[has], beta=0.1)
+                loss = loss + geo_weight * F.smooth_l1_loss(lr[has], rb[has, :4], beta=0.1)
             opt.zero_grad(set_to_none=True)
             loss.backward()
             opt.step()
