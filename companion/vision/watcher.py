@@ -364,7 +364,8 @@ class Watcher:
                     best, best_d = i, d
             if best is None:
                 # read as this card a little off its place, lying at the same pile: its place was
-                # taken while it settled; refresh it
+                # taken while it settled; refresh it (unless it now lies on the other side of the
+                # stack: slid from on top to beneath, or back, it was moved: a correction)
                 for i in up:
                     if i in explained or reads[i][0] != tc.card:
                         continue
@@ -372,7 +373,8 @@ class Watcher:
                     if d < 0.2:
                         sg = _Sighting(index, t, tc.card, reads[i][1], centres[i], float(heights[i]), float(aspects[i]))
                         pos = self._lying_position(sg)
-                        if pos is not None and pos[0] == tc.pile:
+                        side = self._side_by_place(tc.pile, centres[i])
+                        if pos is not None and pos[0] == tc.pile and side in (None, tc.side):
                             best = i
                             tc.centre = centres[i].copy()
                             break

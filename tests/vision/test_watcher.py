@@ -83,6 +83,8 @@ GAMES = [
     pytest.param(11, {"mistakes": 3, "tilt": 0.0, "max_moves": 14, "rests": 2}, "standard", id="overhead-resting-hand"),
     # its WRONG_SIDE card lies on top of the stack 0.21 card heights askew (it was taken for no lying card)
     pytest.param(1000, {"mistakes": 3}, "standard", id="askew-on-top"),
+    # its card put on top is slid beneath with no sighting in the hand: a move, not a card settling
+    pytest.param(7000, {"mistakes": 3}, "watch", id="slid-beneath-unseen"),
 ]
 
 
