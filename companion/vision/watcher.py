@@ -624,7 +624,7 @@ class Watcher:
         down = d.centres[~d.face_up.astype(bool)].astype(np.float64)
         if len(down) == 0:
             return 0
-        dist = np.linalg.norm(lay.centres[:, None, :] - down[None], axis=2) / lay.pile_card_h[:, None]
+        dist = np.linalg.norm(lay.centres[:, None, :] - down[None], axis=2) / np.maximum(lay.pile_card_h, 1e-6)[:, None]
         return int((dist.min(axis=1) < 0.12).sum())
 
     def _ground(self, centre: np.ndarray, height: float) -> np.ndarray:
