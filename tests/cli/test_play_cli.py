@@ -122,3 +122,19 @@ def test_bench_quick_prints_one_table_of_every_benchmark(capsys):
     rows = [ln for ln in out.splitlines() if ln.startswith("| ")]
     assert [r.split("|")[1].strip() for r in rows] == ["benchmark", "recognise", "track", "simulate", "render"]
     assert "frames/s" in out and "deals/s" in out
+
+
+def test_bench_recognise_misses_wants_a_png(capsys, tmp_path):
+    code, _, err = _run(capsys, "bench", "recognise", "--frames", "1", "--misses", str(tmp_path / "misses.jpg"))
+    assert code == 2 and _one_line(err) and ".png" in err, err
+    assert not (tmp_path / "misses.jpg").exists()
+
+
+def test_bench_recognise_writes_the_misses_sheet(capsys, tmp_path):
+    sheet = tmp_path / "out" / "misses.png"
+    code, out, _ = _run(capsys, "bench", "recognise", "--frames", "2", "--real-dev", str(tmp_path),
+                        "--misses", str(sheet), "--json")
+    report = json.loads(out)
+    assert code == 0 and report["misses_sheet"] == str(sheet)
+    assert cv2.imread(str(sheet)) is not None
+    assert set(report["held_out_synthetic"]["by_card_height"]) <= {"60-90 px", "90-150 px", "150-250 px", "250+ px"}
