@@ -62,20 +62,23 @@ def test_undo_recalibrate_and_a_restored_referee(game_frames):
     assert float(np.abs(gt.layout.centres - old).max()) < 0.3 * game.layout.card_h
 
 
-def test_a_restored_game_with_a_card_already_in_the_hand_goes_on_without_repeating_it(game_frames):
+@pytest.mark.parametrize("read", [True, False], ids=["read", "not-read"])
+def test_a_restored_game_with_a_card_already_in_the_hand_goes_on_without_repeating_it(game_frames, read):
     """Resumed (a live source) just after a card was taken and read: the fresh watcher does not
     report its turn and reading again, and the game goes on as the uninterrupted run did; a face-up
-    card hidden by the hand at first (5H here) is learnt later, not taken for a new card."""
+    card hidden by the hand at first (5H here) is learnt later, not taken for a new card. Stopped
+    between the take and the reading (the log ends with the turn row): only the reading comes."""
     game, frames = game_frames
     whole = GameTracker(game.oracle, layout=game.layout)
     judged = [r for f in frames for r in whole.step(f) if r["verdict"] != "ask"]
     # the last take whose card is read and put down within these frames
     k = max(i for i, r in enumerate(judged) if r["event"][0] == "turn" and i + 2 < len(judged)
             and judged[i + 1]["event"][0] == "see" and judged[i + 2]["event"][0] == "place")
-    cut = k + 1
+    cut = k + 1 if read else k
     ref = Referee()
     last = replay_rows(ref, judged[:cut + 1])
-    assert ref.hand_source is not None and str(ref.card_in_hand) == judged[cut]["event"][1]
+    assert ref.hand_source == judged[k]["event"][1]
+    assert str(ref.card_in_hand) == (judged[k + 1]["event"][1] if read else "None")
     gt = GameTracker(game.oracle, layout=game.layout, referee=ref, last_card=last)
     start = judged[cut]["frame"] + 1
     later = [r for f in frames if f.index >= start for r in gt.step(f) if r["verdict"] != "ask"]
