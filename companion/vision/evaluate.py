@@ -19,7 +19,7 @@ import time
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterable
+from typing import Callable, Iterable, Sequence
 
 import numpy as np
 
@@ -246,14 +246,9 @@ def _missed_corners(img: np.ndarray, dets: Detections, truths: list[dict]) -> li
         sc = score_frame(dets, [t])
         if not sc.cards or sc.rank_right:
             continue
-        q = np.asarray(t["quad"], np.float64)
-        top, bottom = (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
-        h = float(np.linalg.norm(top - bottom))
-        u = (top - bottom) / max(h, 1e-6)
+        h = _card_height(t)
         c = max(t["corners"], key=lambda c: c["visible"])
-        p = np.asarray(c["point"], np.float64)
-        cu = u if np.linalg.norm(p - top) < np.linalg.norm(p - bottom) else -u
-        pic = crop_index(pyr, tuple(p), tuple(cu), c["index_h"] * 1.6, out_w=48, out_h=72)
+        pic = crop_index(pyr, tuple(c["point"]), _corner_up(t, c["point"]), c["index_h"] * 1.6, out_w=48, out_h=72)
         out.append((cv2.resize(pic, (72, 108), interpolation=cv2.INTER_LINEAR), f"{t['card']} {round(h)}px"))
     return out
 
@@ -280,10 +275,29 @@ def contact_sheet(pictures: list[tuple[np.ndarray, str]], columns: int = 16) -> 
 SIZE_BINS = ((0, 90, "60-90 px"), (90, 150, "90-150 px"), (150, 250, "150-250 px"), (250, 1e9, "250+ px"))
 
 
-def card_height_bin(truth: dict) -> str:
-    """The :data:`SIZE_BINS` name of a rendered card's height (from its quad TL, TR, BR, BL)."""
+def _card_edges(truth: dict) -> tuple[np.ndarray, np.ndarray]:
+    """Midpoints of a rendered card's top and bottom edges (its quad is TL, TR, BR, BL)."""
     q = np.asarray(truth["quad"], np.float64)
-    h = float(np.linalg.norm((q[0] + q[1]) / 2 - (q[2] + q[3]) / 2))
+    return (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
+
+
+def _card_height(truth: dict) -> float:
+    top, bottom = _card_edges(truth)
+    return float(np.linalg.norm(top - bottom))
+
+
+def _corner_up(truth: dict, point: Sequence[float]) -> tuple[float, float]:
+    """The up direction of the index printed at ``point``: the card's own up near its top edge,
+    reversed near its bottom edge (that index is printed upside down)."""
+    top, bottom = _card_edges(truth)
+    u = (top - bottom) / max(float(np.linalg.norm(top - bottom)), 1e-6)
+    p = np.asarray(point, np.float64)
+    return tuple(u if np.linalg.norm(p - top) < np.linalg.norm(p - bottom) else -u)
+
+
+def card_height_bin(truth: dict) -> str:
+    """The :data:`SIZE_BINS` name of a rendered card's height."""
+    h = _card_height(truth)
     return next(n for lo, hi, n in SIZE_BINS if lo <= h < hi)
 
 
@@ -312,18 +326,13 @@ def diagnose_synthetic(rec, frames: Iterable[tuple[np.ndarray, list[dict]]], min
         for t in truths:
             if not t["face_up"]:
                 continue
-            q = np.asarray(t["quad"], np.float64)
-            top, bottom = (q[0] + q[1]) / 2, (q[2] + q[3]) / 2
-            card_h = float(np.linalg.norm(top - bottom))
-            u = (top - bottom) / max(card_h, 1e-6)
-            name = next(n for lo, hi, n in SIZE_BINS if lo <= card_h < hi)
+            name = card_height_bin(t)
             for c in t["corners"]:
                 if c["visible"] < VISIBLE:
                     continue
                 p = np.asarray(c["point"], np.float64)
-                cu = u if np.linalg.norm(p - top) < np.linalg.norm(p - bottom) else -u
                 bins[name]["indices"] += 1
-                crops.append(crop_index(pyr, tuple(p), tuple(cu), c["index_h"]))
+                crops.append(crop_index(pyr, tuple(p), _corner_up(t, p), c["index_h"]))
                 meta.append(("truth", name, t["card"]))
                 d = np.hypot(*(cand.points[up] - p).T) if len(up) else np.zeros(0)
                 if len(d) and d.min() < max(0.5 * c["index_h"], 3.0):

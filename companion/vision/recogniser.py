@@ -91,6 +91,7 @@ class Recogniser:
         self.models_dir = Path(models_dir) if models_dir else default_models_dir()
         self.detector = load_session(self.models_dir, "detector.onnx", threads)
         self.reader = load_session(self.models_dir, "index.onnx", threads)
+        self._reader_outputs = len(self.reader.get_outputs())  # 3 with a geometry output
         self.alphabet = alphabet
         self.config = config or RecogniserConfig()
         self._rank_matrix = _rank_matrix(alphabet)
@@ -178,7 +179,7 @@ class Recogniser:
     def read_geometry(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Glyph and suit probabilities, and where each crop should have been cut (N, 4; see
         :func:`~companion.vision.geometry.corrected_crop`), None for a reader without that output."""
-        n_out = len(self.reader.get_outputs())
+        n_out = self._reader_outputs
         if len(crops) == 0:
             return (np.zeros((0, len(GLYPHS)), np.float32), np.zeros((0, 5), np.float32),
                     np.zeros((0, 4), np.float32) if n_out > 2 else None)
@@ -190,31 +191,38 @@ class Recogniser:
                       geo: np.ndarray) -> tuple[Candidates, np.ndarray, np.ndarray]:
         """Cut again, and read again, the crops the reader says were cut noticeably wrong, unless they
         were read with confidence already (or taken for no index at all: they are dropped anyway)."""
-        lim = np.array([self.config.refine_limits[0]] * 2 + list(self.config.refine_limits[1:]), np.float32)
-        g = np.clip(geo, -lim, lim)
         cfg = self.config
+        g = self._clip_correction(geo)
         sure = ((glyph_p @ self._rank_matrix)[:, 1:].max(1) >= cfg.min_confidence) & (suit_p[:, :4].max(1) >= cfg.suit_confidence)
         redo = (glyph_p[:, 0] < cfg.background_reject) & ~sure & (
             (np.hypot(g[:, 0], g[:, 1]) > REFINE_MIN[0]) | (np.abs(g[:, 2]) > REFINE_MIN[1]) | (np.abs(g[:, 3]) > REFINE_MIN[2]))
         if not redo.any():
             return cand, glyph_p, suit_p
-        idx = np.nonzero(cand.face_up)[0]
-        moved = self.refine(pyr, cand, np.where(redo[:, None], g, 0.0))
-        sub = Candidates(moved.points[idx[redo]], moved.score[idx[redo]], moved.face_up[idx[redo]], moved.up[idx[redo]],
-                         moved.card_h[idx[redo]], moved.index_h[idx[redo]], moved.card_centre[idx[redo]])
+        keep = np.zeros(len(cand.points), bool)
+        keep[np.nonzero(cand.face_up)[0][redo]] = True
+        sub = self.refine(_subset(cand, keep), g[redo])
         g2, s2 = self.read(self.crops(pyr, sub))
+        pts, ups, ihs = cand.points.copy(), cand.up.copy(), cand.index_h.copy()
+        pts[keep], ups[keep], ihs[keep] = sub.points, sub.up, sub.index_h
+        moved = Candidates(pts, cand.score, cand.face_up, ups, cand.card_h, ihs, cand.card_centre)
         glyph_p, suit_p = glyph_p.copy(), suit_p.copy()
         glyph_p[redo], suit_p[redo] = g2, s2
         return moved, glyph_p, suit_p
 
-    def refine(self, pyr: Pyramid, cand: Candidates, geo: np.ndarray) -> Candidates:
-        """The face-up candidates moved, turned and resized as the reader's geometry output says."""
-        lim = np.array([self.config.refine_limits[0]] * 2 + list(self.config.refine_limits[1:]), np.float32)
+    def _clip_correction(self, geo: np.ndarray) -> np.ndarray:
+        """The reader's corrections with their size limited by ``refine_limits``."""
+        shift, turn, size = self.config.refine_limits
+        lim = np.array([shift, shift, turn, size], np.float32)
+        return np.clip(geo, -lim, lim)
+
+    def refine(self, cand: Candidates, geo: np.ndarray) -> Candidates:
+        """The face-up candidates moved, turned and resized as the reader's geometry output says
+        (``geo``: one row per face-up candidate, in order)."""
+        geo = self._clip_correction(geo)
         idx = np.nonzero(cand.face_up)[0]
         pts, ups, ihs = cand.points.copy(), cand.up.copy(), cand.index_h.copy()
         for k, i in enumerate(idx):
-            c, u, h = corrected_crop(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.index_h[i]),
-                                     np.clip(geo[k], -lim, lim))
+            c, u, h = corrected_crop(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.index_h[i]), geo[k])
             pts[i], ups[i], ihs[i] = c, u, h
         return Candidates(pts, cand.score, cand.face_up, ups, cand.card_h, ihs, cand.card_centre)
 

@@ -600,6 +600,8 @@ class Watcher:
     def _find_restored(self, index: int, t: float, up: list[int], reads: dict, centres: np.ndarray,
                        heights: np.ndarray, aspects: np.ndarray, explained: set[int], seen_table: set[Card]) -> None:
         """Learn where the face-up cards of a resumed game lie, as each is read at its own pile."""
+        if not self._to_find:
+            return
         for i in up:
             card = reads[i][0]
             if i in explained or card is None or card not in self._to_find or card in self.table:

@@ -309,7 +309,7 @@ def test_the_geometry_reader_cuts_again_where_it_says_and_reads_held_out_cards(h
     cand = rec.detect(frame)
     k = int(np.argmax(np.where(cand.face_up, cand.score, -1)))
     _g, _s, geo = rec.read_geometry(rec.crops(pyr, cand))
-    ref = rec.refine(pyr, cand, geo)  # where the reader puts the strongest corner's index
+    ref = rec.refine(cand, geo)  # where the reader puts the strongest corner's index
     centre, up, h = tuple(ref.points[k]), tuple(ref.up[k]), float(ref.index_h[k])
     right = (-up[1], up[0])
     off = (centre[0] + 0.25 * h * right[0], centre[1] + 0.25 * h * right[1])  # a quarter index to the right
