@@ -1,8 +1,9 @@
 """``python -m companion.train``: the whole recipe behind ``make train``.
 
-Builds its data from the deck artwork (training decks only; whole decks are held out), trains the
-index reader and the corner detector, exports both to ONNX in ``models/`` and writes the manifest of
-sha256 hashes the run time checks. Deterministic from ``--seed``. Needs the ``train`` extra
+Builds its data from the deck artwork (training decks only; whole decks are held out), trains two
+index readers (``index.onnx`` and ``index2.onnx``, from different seeds and data: the run time averages
+them) and the corner detector, exports them to ONNX in ``models/float/``, quantizes the readers to 8 bits
+into ``models/`` (:mod:`.quantize`) and writes the manifests of sha256 hashes the run time checks. Deterministic from ``--seed``. Needs the ``train`` extra
 (``torch==2.13.0`` CPU, ``onnx``, ``onnxscript``, ``pillow``); never run at run time.
 """
 
@@ -20,14 +21,16 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("models"), help="where the ONNX files and manifest go")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="a tiny run that checks the recipe end to end (minutes)")
-    ap.add_argument("--only", choices=["index", "detector"], help="train one model, keep the other")
+    ap.add_argument("--only", choices=["index", "index2", "detector"], help="train one model, keep the others")
+    ap.add_argument("--one-reader", action="store_true", help="train no second index reader (index2.onnx)")
     ap.add_argument("--index-samples", type=int, default=320_000)
     ap.add_argument("--index-epochs", type=int, default=6)
     ap.add_argument("--detector-scenes", type=int, default=14_000)
     ap.add_argument("--detector-epochs", type=int, default=4)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--init", type=Path, metavar="DIR",
-                    help="fine-tune: start each model from DIR/index.onnx, DIR/detector.onnx (read before any is written)")
+                    help="fine-tune: start each model from the float models of DIR (DIR/float if there is one): "
+                         "index.onnx, index2.onnx (else index.onnx), detector.onnx (read before any is written)")
     ap.add_argument("--threads", type=int, default=0,
                     help="torch threads (default: all cores; 1 is much faster on a machine busy with other work)")
     args = ap.parse_args(argv)
@@ -63,36 +66,56 @@ def main(argv: list[str] | None = None) -> int:
     print(f"held-out decks ({len(held)}): {', '.join(held)}")
     out: Path = args.out
     out.mkdir(parents=True, exist_ok=True)
-    init_index = init_detector = None
+    init_index = init_index2 = init_detector = None
     if args.init is not None:  # copied first: --init and --out may be the same folder
         import shutil
         import tempfile
 
         tmp = Path(tempfile.mkdtemp(prefix="companion-init-"))
+        src = args.init / "float" if (args.init / "float" / "index.onnx").exists() else args.init
         for f in ("index.onnx", "detector.onnx"):
-            if not (args.init / f).exists():
+            if not (src / f).exists():
                 print(f"error: --init {args.init}: no {f}", file=sys.stderr)
                 return 2
-            shutil.copy(args.init / f, tmp / f)
-        init_index, init_detector = tmp / "index.onnx", tmp / "detector.onnx"
+            shutil.copy(src / f, tmp / f)
+        second = src / "index2.onnx"
+        shutil.copy(second if second.exists() else src / "index.onnx", tmp / "index2.onnx")
+        init_index, init_index2, init_detector = tmp / "index.onnx", tmp / "index2.onnx", tmp / "detector.onnx"
+    floats = out / "float"  # what training writes; the run time reads the quantized copies in out
+    floats.mkdir(exist_ok=True)
     report_path = out / "training.json"
     report = json.loads(report_path.read_text()) if report_path.exists() else {}
     report.update({"seed": args.seed, "training_decks": train, "held_out_decks": held})
     if args.only in (None, "index"):
-        report["index"] = train_index(train, held, out, seed=args.seed, n_train=args.index_samples,
+        report["index"] = train_index(train, held, floats, seed=args.seed, n_train=args.index_samples,
                                       epochs=args.index_epochs, workers=args.workers,
                                       init=init_index)
         print(f"index reader: held-out glyph accuracy {report['index']['glyph_acc']:.4f}, "
               f"suit {report['index']['suit_acc']:.4f} ({report['index']['seconds']:.0f} s)")
+    if args.only == "index2" or (args.only is None and not args.one_reader):
+        # the second reader: its own seed, so its own data, initial weights and order of batches
+        report["index2"] = train_index(train, held, floats, seed=args.seed + 1, n_train=args.index_samples,
+                                       epochs=args.index_epochs, workers=args.workers, init=init_index2,
+                                       name="index2.onnx")
+        print(f"second index reader: held-out glyph accuracy {report['index2']['glyph_acc']:.4f}, "
+              f"suit {report['index2']['suit_acc']:.4f} ({report['index2']['seconds']:.0f} s)")
     if args.only in (None, "detector"):
-        report["detector"] = train_detector(train, held, out, seed=args.seed, n_train=args.detector_scenes,
+        report["detector"] = train_detector(train, held, floats, seed=args.seed, n_train=args.detector_scenes,
                                             epochs=args.detector_epochs, workers=args.workers,
                                             init=init_detector)
         print(f"corner detector: {report['detector']['seconds']:.0f} s")
     report["total_seconds"] = round(time.time() - t0, 1)
     report_path.write_text(json.dumps(report, indent=2) + "\n")
-    files = [f for f in ("detector.onnx", "index.onnx") if (out / f).exists()]
-    write_manifest(out, files, {"trained_with_seed": args.seed, "held_out_decks": held})
+    if args.one_reader and args.only is None and (floats / "index2.onnx").exists():
+        (floats / "index2.onnx").unlink()  # a stale second reader would be averaged with the new first
+    (out / "index2.onnx").unlink(missing_ok=True)
+    files = [f for f in ("detector.onnx", "index.onnx", "index2.onnx") if (floats / f).exists()]
+    write_manifest(floats, files, {"trained_with_seed": args.seed, "held_out_decks": held})
+    from .quantize import quantize_folder
+
+    files = quantize_folder(floats, out, train)
+    write_manifest(out, files, {"trained_with_seed": args.seed, "held_out_decks": held,
+                                "readers_quantized_from": "float/"})
     size = sum((out / f).stat().st_size for f in files)
     print(f"done in {report['total_seconds'] / 60:.1f} min; models {size / 1e6:.2f} MB in {out}")
     return 0

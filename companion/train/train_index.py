@@ -97,14 +97,15 @@ def evaluate(model, x: np.ndarray, g: np.ndarray, s: np.ndarray, geo: np.ndarray
 
 def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, *, seed: int = 0,
                 n_train: int = 240_000, n_val: int = 16_000, epochs: int = 8, batch: int = 256,
-                workers: int = 2, init: Path | None = None, geo_weight: float = 2.0, log=print) -> dict:  # noqa: ANN001
-    """Make data, train, validate on held-out decks, export ``out/index.onnx``. Returns metrics.
+                workers: int = 2, init: Path | None = None, geo_weight: float = 2.0, name: str = "index.onnx",
+                log=print) -> dict:  # noqa: ANN001
+    """Make data, train, validate on held-out decks, export ``out/name``. Returns metrics.
 
     ``init``: an ``index.onnx`` to start from (fine-tuning: BatchNorm statistics kept, a third of the
     learning rate).
     """
     t0 = time.time()
-    log(f"index: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
+    log(f"{name}: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
     xt, gt, st, rt = make_crops(train_decks, n_train, seed, workers, desc="index crops (train)")
     xv, gv, sv, rv = make_crops(val_decks, n_val, seed + 7919, workers, desc="index crops (held-out)")
     t_data = time.time() - t0
@@ -164,7 +165,7 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
             f"{m.get('geometry_error')} (uncorrected {m.get('geometry_uncorrected')})")
     bar.close()
     model.eval()
-    export_onnx(_Softmaxed(model), torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W), out / "index.onnx",
+    export_onnx(_Softmaxed(model), torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W), out / name,
                 "crops", ["glyph_probs", "suit_probs", "geometry"])
     final = evaluate(model, xv, gv, sv, rv)
     return {"glyph_acc": final["glyph_acc"], "suit_acc": final["suit_acc"], "bg_acc": final["bg_acc"],

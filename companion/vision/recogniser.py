@@ -4,7 +4,9 @@
    marks the centre of every printed corner index (face-up cards) and every face-down card, with the
    index's up direction, its size and where the card's centre lies.
 2. The index reader (``index.onnx``) reads each index from an upright crop of the full-resolution
-   frame: a glyph (A, 2..10, J, Q, K, foreign court letters, or "not an index") and a suit.
+   frame: a glyph (A, 2..10, J, Q, K, foreign court letters, or "not an index") and a suit. Where the
+   manifest lists a second reader (``index2.onnx``, trained separately), both read every crop and
+   their probabilities are averaged: two readers are rarely confidently wrong about the same crop.
 
 Corners that belong to one card are merged into one detection. A reading below the confidence
 threshold, or a glyph the chosen index alphabet does not have, is reported unknown, never guessed.
@@ -21,10 +23,10 @@ import numpy as np
 
 from .detections import Detections
 from .geometry import Pyramid, card_quad, corrected_crop, crop_index, up_to_angle
-from .models import default_models_dir, load_session
+from .models import default_models_dir, load_session, read_manifest
 from .spec import ALPHABETS, DETECTOR_STRIDE, DETECTOR_WIDTH, GLYPHS
 
-__all__ = ["Recogniser", "Candidates", "RecogniserConfig"]
+__all__ = ["Recogniser", "Candidates", "RecogniserConfig", "detector_inputs"]
 
 
 @dataclass(frozen=True)
@@ -48,7 +50,7 @@ class RecogniserConfig:
     #: held-out synthetic frames it read 4 points more ranks right but also gave more confidently
     #: wrong readings (see models/README.md).
     retry_variants: tuple[tuple[float, float], ...] = ()
-    #: A rank from a retry crop counts only at this confidence.
+    #: A rank read from a retry crop, or from a crop cut again (``refine``), counts only at this confidence.
     retry_confidence: float = 0.9
     #: Cut each index crop again where the reader says it should have been cut (an index reader with
     #: a geometry output), and read that crop: the detector's centre, direction and size are often a
@@ -91,7 +93,9 @@ class Recogniser:
         self.models_dir = Path(models_dir) if models_dir else default_models_dir()
         self.detector = load_session(self.models_dir, "detector.onnx", threads)
         self.reader = load_session(self.models_dir, "index.onnx", threads)
-        self._reader_outputs = len(self.reader.get_outputs())  # 3 with a geometry output
+        self.second_reader = (load_session(self.models_dir, SECOND_READER, threads)
+                              if SECOND_READER in read_manifest(self.models_dir).get("files", {}) else None)
+        self._reader_outputs = max(len(r.get_outputs()) for r in self.readers)  # 3 with a geometry output
         self.alphabet = alphabet
         self.config = config or RecogniserConfig()
         self._rank_matrix = _rank_matrix(alphabet)
@@ -106,36 +110,22 @@ class Recogniser:
         """
         h, w = frame.shape[:2]
         size = self.config.detector_size
-        # Shrink in steps: a Gaussian halving first is several times cheaper than one big area resize.
-        src, f = frame, 1.0
-        while max(h, w) * f / 2 >= size:
-            src, f = cv2.pyrDown(src), f / 2
-        full = self._detect_at(src, size / max(src.shape[:2]), f)
-        if max(h, w) < 2 * size:
-            return full
-        half = self._detect_at(src, size / 2 / max(src.shape[:2]), f)
+        passes = []
+        for x, s, valid in detector_inputs(frame, size):
+            out = self.detector.run(None, {"image": x})[0][0]  # (C, ih/4, iw/4)
+            passes.append(self._decode(out, s, valid))
+        if len(passes) == 1:
+            return passes[0]
+        full, half = passes
         s_full = size / max(h, w)
         keep_full = full.card_h * s_full <= BIG_CARD_DETECTOR_PX
         keep_half = half.card_h * s_full > BIG_CARD_DETECTOR_PX * 0.8
         return _merge(_subset(full, keep_full), _subset(half, keep_half))
 
-    def _detect_at(self, frame: np.ndarray, s: float, pre: float = 1.0) -> Candidates:
-        """Run the detector on ``frame`` scaled by ``s``; ``frame`` is the original shrunk by ``pre``."""
-        h, w = frame.shape[:2]
-        dw, dh = max(1, round(w * s)), max(1, round(h * s))
-        iw, ih = _ceil32(dw), _ceil32(dh)
-        small = cv2.resize(frame, (dw, dh), interpolation=cv2.INTER_AREA)
-        if (iw, ih) != (dw, dh):
-            small = cv2.copyMakeBorder(small, 0, ih - dh, 0, iw - dw, cv2.BORDER_REPLICATE)
-        x = small.astype(np.float32).transpose(2, 0, 1)[None] * (1.0 / 255.0)
-        out = self.detector.run(None, {"image": x})[0][0]  # (C, ih/4, iw/4)
-        return self._decode(out, s * pre, (dw, dh))
-
     def _decode(self, out: np.ndarray, s: float, valid: tuple[int, int]) -> Candidates:
         cfg = self.config
-        pts, scores, ups, chs, ihs, ctrs, faces = [], [], [], [], [], [], []
-        gh, gw = out.shape[1:]
         vh, vw = math.ceil(valid[1] / DETECTOR_STRIDE), math.ceil(valid[0] / DETECTOR_STRIDE)
+        cells, faces = [], []
         for channel, thr, is_up in ((0, cfg.corner_threshold, True), (1, cfg.down_threshold, False)):
             heat = out[channel][:vh, :vw]
             peak = (heat >= thr) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
@@ -143,31 +133,26 @@ class Recogniser:
             if len(ys) > cfg.max_candidates:
                 keep = np.argsort(-heat[ys, xs])[: cfg.max_candidates]
                 ys, xs = ys[keep], xs[keep]
-            for y, x in zip(ys.tolist(), xs.tolist()):
-                ox, oy = out[2, y, x], out[3, y, x]
-                px = ((x + 0.5 + ox) * DETECTOR_STRIDE) / s
-                py = ((y + 0.5 + oy) * DETECTOR_STRIDE) / s
-                ux, uy = float(out[4, y, x]), float(out[5, y, x])
-                n = math.hypot(ux, uy) or 1.0
-                card_h = math.exp(float(out[6, y, x])) * DETECTOR_STRIDE / s
-                index_h = math.exp(float(out[7, y, x])) * DETECTOR_STRIDE / s
-                cx = px + float(out[8, y, x]) * card_h
-                cy = py + float(out[9, y, x]) * card_h
-                pts.append((px, py))
-                scores.append(float(heat[y, x]))
-                ups.append((ux / n, uy / n))
-                chs.append(card_h)
-                ihs.append(index_h)
-                ctrs.append((cx, cy))
-                faces.append(is_up)
+            cells.append((channel, ys, xs))
+            faces.append(np.full(len(ys), is_up))
+        ch = np.concatenate([np.full(len(ys), c) for c, ys, _ in cells])
+        ys = np.concatenate([ys for _, ys, _ in cells])
+        xs = np.concatenate([xs for _, _, xs in cells])
+        at = out[:, ys, xs].astype(np.float64)  # (C, K): every output at every peak
+        px = (xs + 0.5 + at[2]) * DETECTOR_STRIDE / s
+        py = (ys + 0.5 + at[3]) * DETECTOR_STRIDE / s
+        n = np.hypot(at[4], at[5])
+        n[n == 0] = 1.0
+        card_h = np.exp(at[6]) * DETECTOR_STRIDE / s
+        index_h = np.exp(at[7]) * DETECTOR_STRIDE / s
         return Candidates(
-            points=np.array(pts, np.float32).reshape(-1, 2),
-            score=np.array(scores, np.float32),
-            face_up=np.array(faces, bool),
-            up=np.array(ups, np.float32).reshape(-1, 2),
-            card_h=np.array(chs, np.float32),
-            index_h=np.array(ihs, np.float32),
-            card_centre=np.array(ctrs, np.float32).reshape(-1, 2),
+            points=np.c_[px, py].astype(np.float32).reshape(-1, 2),
+            score=out[ch, ys, xs].astype(np.float32),
+            face_up=np.concatenate(faces).astype(bool),
+            up=np.c_[at[4] / n, at[5] / n].astype(np.float32).reshape(-1, 2),
+            card_h=card_h.astype(np.float32),
+            index_h=index_h.astype(np.float32),
+            card_centre=np.c_[px + at[8] * card_h, py + at[9] * card_h].astype(np.float32).reshape(-1, 2),
         )
 
     # -- stage 2 --------------------------------------------------------------------------
@@ -176,16 +161,27 @@ class Recogniser:
         glyph, suit, _geo = self.read_geometry(crops)
         return glyph, suit
 
+    @property
+    def readers(self) -> list:
+        """The index reader sessions: one, or two whose readings are averaged."""
+        return [self.reader] + ([self.second_reader] if self.second_reader is not None else [])
+
     def read_geometry(self, crops: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
         """Glyph and suit probabilities, and where each crop should have been cut (N, 4; see
-        :func:`~companion.vision.geometry.corrected_crop`), None for a reader without that output."""
+        :func:`~companion.vision.geometry.corrected_crop`), None when no reader has that output.
+
+        With two readers the probabilities are their mean and the geometry that of the readers that
+        predict it (averaged)."""
         n_out = self._reader_outputs
         if len(crops) == 0:
             return (np.zeros((0, len(GLYPHS)), np.float32), np.zeros((0, 5), np.float32),
                     np.zeros((0, 4), np.float32) if n_out > 2 else None)
         x = crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
-        out = self.reader.run(None, {"crops": x})
-        return out[0], out[1], (out[2] if n_out > 2 else None)
+        outs = [r.run(None, {"crops": x}) for r in self.readers]
+        glyph = np.mean([o[0] for o in outs], axis=0)
+        suit = np.mean([o[1] for o in outs], axis=0)
+        geos = [o[2] for o in outs if len(o) > 2]
+        return glyph, suit, (np.mean(geos, axis=0) if geos else None)
 
     def _read_refined(self, pyr: Pyramid, cand: Candidates, glyph_p: np.ndarray, suit_p: np.ndarray,
                       geo: np.ndarray) -> tuple[Candidates, np.ndarray, np.ndarray]:
@@ -202,6 +198,10 @@ class Recogniser:
         keep[np.nonzero(cand.face_up)[0][redo]] = True
         sub = self.refine(_subset(cand, keep), g[redo])
         g2, s2 = self.read(self.crops(pyr, sub))
+        # a second look counts only when surer than a first would need to be (as a retry's does): it is a
+        # second chance for a stray crop of court art or pips to look like an index
+        second_unsure = (g2 @ self._rank_matrix)[:, 1:].max(1) < cfg.retry_confidence
+        g2[second_unsure, 1:] *= 0.5
         pts, ups, ihs = cand.points.copy(), cand.up.copy(), cand.index_h.copy()
         pts[keep], ups[keep], ihs[keep] = sub.points, sub.up, sub.index_h
         moved = Candidates(pts, cand.score, cand.face_up, ups, cand.card_h, ihs, cand.card_centre)
@@ -280,20 +280,23 @@ class Recogniser:
         # group the index corners kept into cards, strongest first
         order = sorted(np.nonzero(keep)[0].tolist(), key=lambda k: -cand.score[up_idx[k]])
         groups: list[list[int]] = []
+        centre, card_h, up = cand.card_centre.tolist(), cand.card_h.tolist(), cand.up.tolist()
         for k in order:
             i = up_idx[k]
             for g in groups:
                 j = up_idx[g[0]]
-                near = np.linalg.norm(cand.card_centre[i] - cand.card_centre[j]) < cfg.merge_distance * cand.card_h[j]
-                similar = 0.7 < cand.card_h[i] / max(cand.card_h[j], 1e-3) < 1.4
+                if len(g) >= 4 or not 0.7 < card_h[i] / max(card_h[j], 1e-3) < 1.4:  # not similar sizes
+                    continue
+                if math.dist(centre[i], centre[j]) >= cfg.merge_distance * card_h[j]:  # not near
+                    continue
                 # a corner printed the same way up as one of the group's and read as another card is
                 # the next card of a fan; the two corners of one card are printed opposite ways up
                 # (their disagreement makes the card unknown, never a second card)
-                apart = any(float(cand.up[i] @ cand.up[up_idx[m]]) > 0.0 and not _compatible(k, m, rank_p, suit_p, cfg)
-                            for m in g)
-                if near and similar and len(g) < 4 and not apart:
-                    g.append(k)
-                    break
+                if any(up[i][0] * up[up_idx[m]][0] + up[i][1] * up[up_idx[m]][1] > 0.0
+                       and not _compatible(k, m, rank_p, suit_p, cfg) for m in g):
+                    continue
+                g.append(k)
+                break
             else:
                 groups.append([k])
         rows = []
@@ -367,6 +370,9 @@ def _most_confident(g: np.ndarray, rank_matrix: np.ndarray, cfg: RecogniserConfi
     return out
 
 
+#: The second index reader's file name (optional; used when the manifest lists it).
+SECOND_READER = "index2.onnx"
+
 #: A crop is cut again only when the reader's correction moves it at least this far (index heights),
 #: turns it this much (radians, about 5 degrees) or resizes it this much (log): smaller ones change
 #: little and would cost a second read.
@@ -374,6 +380,33 @@ REFINE_MIN = (0.08, 0.09, 0.1)
 
 #: Above this card height (in pixels at the detector's full scale) the half-scale pass takes over.
 BIG_CARD_DETECTOR_PX = 160.0
+
+
+def detector_inputs(frame: np.ndarray, size: int) -> list[tuple[np.ndarray, float, tuple[int, int]]]:
+    """The detector's input tensors for a frame: the pass at ``size`` (long side) and, for frames at
+    least twice that, the half-scale pass; each with its scale from the frame and its valid (w, h)."""
+    h, w = frame.shape[:2]
+    # Shrink in steps: a Gaussian halving first is several times cheaper than one big area resize.
+    src, f = frame, 1.0
+    while max(h, w) * f / 2 >= size:
+        src, f = cv2.pyrDown(src), f / 2
+    s = size / max(src.shape[:2])
+    small = cv2.resize(src, (max(1, round(src.shape[1] * s)), max(1, round(src.shape[0] * s))),
+                       interpolation=cv2.INTER_AREA)
+    out = [_detector_tensor(small, s * f)]
+    if max(h, w) >= 2 * size:  # the half-scale pass: half the first pass's picture (cheap: 2x2 means)
+        half = cv2.resize(small, ((small.shape[1] + 1) // 2, (small.shape[0] + 1) // 2), interpolation=cv2.INTER_AREA)
+        out.append(_detector_tensor(half, s * f * half.shape[1] / small.shape[1]))
+    return out
+
+
+def _detector_tensor(small: np.ndarray, s: float) -> tuple[np.ndarray, float, tuple[int, int]]:
+    """(1, 3, H, W) in 0..1, padded to multiples of 32, with its scale and valid (w, h)."""
+    dh, dw = small.shape[:2]
+    iw, ih = _ceil32(dw), _ceil32(dh)
+    if (iw, ih) != (dw, dh):
+        small = cv2.copyMakeBorder(small, 0, ih - dh, 0, iw - dw, cv2.BORDER_REPLICATE)
+    return small.astype(np.float32).transpose(2, 0, 1)[None] * (1.0 / 255.0), s, (dw, dh)
 
 
 def _subset(c: Candidates, keep: np.ndarray) -> Candidates:

@@ -1,0 +1,69 @@
+"""The committed model files: the run time's 8-bit readers read like the float readers they came from."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from companion.vision.models import default_models_dir
+
+MODELS = default_models_dir()
+FLOATS = MODELS / "float"
+pytestmark = pytest.mark.skipif(not (FLOATS / "manifest.json").exists(),
+                                reason="no float models in models/float (run make train)")
+
+
+def _held_out_crops(n_frames: int = 8, seed: int = 31) -> np.ndarray:
+    """Index crops cut at the true place of every visible index of held-out-deck frames."""
+    from companion.vision.benchframes import held_out_frames
+    from companion.vision.evaluate import VISIBLE, _corner_up
+    from companion.vision.geometry import Pyramid, crop_index
+
+    crops = []
+    for img, truths in held_out_frames(n_frames, seed):
+        pyr = Pyramid(img)
+        for t in truths:
+            for c in t["corners"] if t["face_up"] else []:
+                if c["visible"] >= VISIBLE:
+                    crops.append(crop_index(pyr, tuple(c["point"]), _corner_up(t, c["point"]), c["index_h"]))
+    return np.stack(crops)
+
+
+@pytest.mark.parametrize("reader", ["index.onnx", "index2.onnx"])
+def test_the_8_bit_reader_reads_like_its_float_reader(reader):
+    from companion.vision.models import load_session
+
+    crops = _held_out_crops()
+    assert len(crops) >= 40
+    x = crops.astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+    q = load_session(MODELS, reader).run(None, {"crops": x})
+    f = load_session(FLOATS, reader).run(None, {"crops": x})
+    assert (MODELS / reader).stat().st_size < 0.4 * (FLOATS / reader).stat().st_size
+    assert (q[0].argmax(1) == f[0].argmax(1)).mean() >= 0.95
+    assert np.abs(q[0] - f[0]).sum(1).mean() < 0.1  # glyph probabilities: mean total variation x2
+    assert (q[1].argmax(1) == f[1].argmax(1)).mean() >= 0.95
+
+
+def test_the_run_time_detector_is_the_float_one():
+    from companion.vision.models import sha256_file
+
+    assert sha256_file(MODELS / "detector.onnx") == sha256_file(FLOATS / "detector.onnx")
+
+
+def test_quantizing_the_float_readers_again_gives_the_committed_readers(tmp_path):
+    """The recipe's quantization step reproduces the run time's readers (outputs, not bytes: the
+    calibration runs float inference, which may differ in the last bits from one CPU to another)."""
+    pytest.importorskip("onnx", reason="quantizing needs the train extra (onnx)")
+    pytest.importorskip("PIL", reason="the calibration crops need the train extra (pillow)")
+    from companion.train.quantize import quantize_model, reader_calibration
+    from companion.vision.models import load_session
+    from companion.train.common import training_decks
+
+    out = tmp_path / "index.onnx"
+    quantize_model(FLOATS / "index.onnx", out, reader_calibration(training_decks()))
+    x = _held_out_crops(2).astype(np.float32).transpose(0, 3, 1, 2) / 255.0
+    import onnxruntime as ort
+
+    again = ort.InferenceSession(str(out), providers=["CPUExecutionProvider"]).run(None, {"crops": x})
+    committed = load_session(MODELS, "index.onnx").run(None, {"crops": x})
+    np.testing.assert_allclose(again[0], committed[0], atol=0.02)
