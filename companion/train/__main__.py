@@ -2,8 +2,9 @@
 
 Builds its data from the deck artwork (training decks only; whole decks are held out), trains two
 index readers (``index.onnx`` and ``index2.onnx``, from different seeds and data: the run time averages
-them) and the corner detector, exports them to ONNX in ``models/float/``, quantizes the readers to 8 bits
-into ``models/`` (:mod:`.quantize`) and writes the manifests of sha256 hashes the run time checks. Deterministic from ``--seed``. Needs the ``train`` extra
+them) and the corner detector, exports them to ONNX in ``models/float/``, quantizes the readers to 8
+bits into ``models/`` (:mod:`.quantize`) and writes the manifests of sha256 hashes the run time
+checks. Deterministic from ``--seed``. Needs the ``train`` extra
 (``torch==2.13.0`` CPU, ``onnx``, ``onnxscript``, ``pillow``); never run at run time.
 """
 

@@ -5,8 +5,8 @@
    index's up direction, its size and where the card's centre lies.
 2. The index reader (``index.onnx``) reads each index from an upright crop of the full-resolution
    frame: a glyph (A, 2..10, J, Q, K, foreign court letters, or "not an index") and a suit. Where the
-   manifest lists a second reader (``index2.onnx``, trained separately), both read every crop and
-   their probabilities are averaged: two readers are rarely confidently wrong about the same crop.
+   manifest lists a second reader (``index2.onnx``), both read every crop and their probabilities are
+   averaged: their confident mistakes mostly fall on different crops.
 
 Corners that belong to one card are merged into one detection. A reading below the confidence
 threshold, or a glyph the chosen index alphabet does not have, is reported unknown, never guessed.
@@ -26,7 +26,7 @@ from .geometry import Pyramid, card_quad, corrected_crop, crop_index, up_to_angl
 from .models import default_models_dir, load_session, read_manifest
 from .spec import ALPHABETS, DETECTOR_STRIDE, DETECTOR_WIDTH, GLYPHS
 
-__all__ = ["Recogniser", "Candidates", "RecogniserConfig", "detector_inputs"]
+__all__ = ["Recogniser", "Candidates", "RecogniserConfig"]
 
 
 @dataclass(frozen=True)
@@ -111,7 +111,7 @@ class Recogniser:
         h, w = frame.shape[:2]
         size = self.config.detector_size
         passes = []
-        for x, s, valid in detector_inputs(frame, size):
+        for x, s, valid in _detector_inputs(frame, size):
             out = self.detector.run(None, {"image": x})[0][0]  # (C, ih/4, iw/4)
             passes.append(self._decode(out, s, valid))
         if len(passes) == 1:
@@ -125,8 +125,8 @@ class Recogniser:
     def _decode(self, out: np.ndarray, s: float, valid: tuple[int, int]) -> Candidates:
         cfg = self.config
         vh, vw = math.ceil(valid[1] / DETECTOR_STRIDE), math.ceil(valid[0] / DETECTOR_STRIDE)
-        cells, faces = [], []
-        for channel, thr, is_up in ((0, cfg.corner_threshold, True), (1, cfg.down_threshold, False)):
+        cells = []
+        for channel, thr in ((0, cfg.corner_threshold), (1, cfg.down_threshold)):
             heat = out[channel][:vh, :vw]
             peak = (heat >= thr) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
             ys, xs = np.nonzero(peak)
@@ -134,7 +134,6 @@ class Recogniser:
                 keep = np.argsort(-heat[ys, xs])[: cfg.max_candidates]
                 ys, xs = ys[keep], xs[keep]
             cells.append((channel, ys, xs))
-            faces.append(np.full(len(ys), is_up))
         ch = np.concatenate([np.full(len(ys), c) for c, ys, _ in cells])
         ys = np.concatenate([ys for _, ys, _ in cells])
         xs = np.concatenate([xs for _, _, xs in cells])
@@ -148,7 +147,7 @@ class Recogniser:
         return Candidates(
             points=np.c_[px, py].astype(np.float32).reshape(-1, 2),
             score=out[ch, ys, xs].astype(np.float32),
-            face_up=np.concatenate(faces).astype(bool),
+            face_up=ch == 0,  # channel 0: index corners of face-up cards; 1: face-down cards
             up=np.c_[at[4] / n, at[5] / n].astype(np.float32).reshape(-1, 2),
             card_h=card_h.astype(np.float32),
             index_h=index_h.astype(np.float32),
@@ -382,7 +381,7 @@ REFINE_MIN = (0.08, 0.09, 0.1)
 BIG_CARD_DETECTOR_PX = 160.0
 
 
-def detector_inputs(frame: np.ndarray, size: int) -> list[tuple[np.ndarray, float, tuple[int, int]]]:
+def _detector_inputs(frame: np.ndarray, size: int) -> list[tuple[np.ndarray, float, tuple[int, int]]]:
     """The detector's input tensors for a frame: the pass at ``size`` (long side) and, for frames at
     least twice that, the half-scale pass; each with its scale from the frame and its valid (w, h)."""
     h, w = frame.shape[:2]

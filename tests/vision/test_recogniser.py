@@ -125,12 +125,17 @@ def test_held_out_frames_meet_the_target():
     assert rates["rank"] >= 0.995 and rates["confident_wrong"] <= 0.005, rates
 
 
+def _copy_models(folder: Path) -> None:
+    """The run time's model files and manifest, copied into ``folder``."""
+    for f in MODELS.iterdir():
+        if f.is_file():
+            shutil.copy(f, folder / f.name)
+
+
 def test_corrupted_model_is_refused_with_a_clear_message(tmp_path: Path):
     from companion.vision.recogniser import Recogniser
 
-    for f in MODELS.iterdir():
-        if f.is_file():
-            shutil.copy(f, tmp_path / f.name)
+    _copy_models(tmp_path)
     data = bytearray((tmp_path / "index.onnx").read_bytes())
     data[len(data) // 2] ^= 0xFF
     (tmp_path / "index.onnx").write_bytes(bytes(data))
@@ -356,9 +361,7 @@ def test_a_second_reader_is_averaged_with_the_first(tmp_path: Path, held_out_dec
 def test_a_corrupted_second_reader_is_refused(tmp_path: Path):
     from companion.vision.recogniser import Recogniser
 
-    for f in MODELS.iterdir():
-        if f.is_file():
-            shutil.copy(f, tmp_path / f.name)
+    _copy_models(tmp_path)
     data = bytearray((tmp_path / "index2.onnx").read_bytes())
     data[len(data) // 3] ^= 0xFF
     (tmp_path / "index2.onnx").write_bytes(bytes(data))
