@@ -74,6 +74,7 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
     frames_total, secs_total = 0, 0.0
     latencies: list[float] = []
     false_flags = missed_flags = exact = 0
+    matched_total = truth_total = 0
     s = seed
     done = 0
     bar = Progress(games, f"bench track ({kind})", force=progress)
@@ -102,6 +103,9 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
         # went astray elsewhere still counts its matching put-downs, not pairs shifted by the miss)
         sm = difflib.SequenceMatcher(a=[json.dumps([e, v]) for e, v, _ in got],
                                      b=[json.dumps([e, v]) for e, v, _ in want], autojunk=False)
+        matched = sum(blk.size for blk in sm.get_matching_blocks())
+        matched_total += matched
+        truth_total += len(want)
         for blk in sm.get_matching_blocks():
             for k in range(blk.size):
                 e, _, fa = got[blk.a + k]
@@ -110,7 +114,7 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
         frames_total += res.frames
         secs_total += secs
         per_game.append({"seed": s, "frames": res.frames, "fps": round(res.frames / max(secs, 1e-9), 1),
-                         "exact": ok, "events": len(want), "asks": res.asks,
+                         "exact": ok, "events": len(want), "followed": matched, "asks": res.asks,
                          "flags": dict(gf), "truth_flags": dict(wf), "outcome_ok": outcome_ok})
         done += 1
         s += 1
@@ -126,6 +130,9 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
                        "max": round(lat[-1], 1) if lat else None, "events": len(lat)},
         "exact_sequence_rate": round(exact / games, 3), "exact_games": exact,
         "false_flags": false_flags, "missed_flags": missed_flags,
+        # the recording's (event, verdict) pairs found in order in the tracker's: how much of the games
+        # it followed (1.0 on an exact game; a measure of progress where games are not exact yet)
+        "followed_rate": round(matched_total / max(truth_total, 1), 3),
         "targets": dict(TARGETS), "meets": _meets(games, exact, false_flags, missed_flags,
                                                    frames_total / max(secs_total, 1e-9), lat, resolution),
         "per_game": per_game,
@@ -182,6 +189,8 @@ def bench_track(
     rows = [
         ("games exact (verdicts + outcome)", f"{r['exact_games']}/{r['games']}",
          f"{t['games']}/{t['games']} (100%, new seeds)", m["exact"]),
+        ("truth's (event, verdict) pairs followed", f"{100 * r['followed_rate']:.1f}%", "100%",
+         r["followed_rate"] >= 1.0),
         ("false flags", str(r["false_flags"]), str(t["false_flags"]), m["false_flags"]),
         ("missed flags", str(r["missed_flags"]), str(t["missed_flags"]), m["missed_flags"]),
         ("throughput, one core", f"{r['throughput_fps']} frames/s at {r['resolution']}",
@@ -196,5 +205,6 @@ def bench_track(
         print(f"  {a:{w0}}  {b:{w1}}  {c}  [{mark(ok)}]")
     for g in r["per_game"]:
         print(f"    seed {g['seed']}: {g['frames']} frames, {g['fps']} fps, exact {g['exact']}, "
+              f"followed {g['followed']}/{g['events']}, "
               f"outcome {'ok' if g['outcome_ok'] else 'WRONG'}, asks {g['asks']}, flags {g['flags']} "
               f"(truth {g['truth_flags']})")

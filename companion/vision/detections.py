@@ -48,12 +48,17 @@ class Detections:
     suit_confidence: np.ndarray  # (N,) float32
     face_up: np.ndarray  # (N,) bool
     angle: np.ndarray  # (N,) float32 degrees: the card's up direction, counter-clockwise from image up
+    # what the reader thought of each rank A..K and suit C, D, H, S, unthresholded (rows sum to at most 1;
+    # the rest is "not a rank"), so a tracker can add up several unsure looks at one card. Optional:
+    # :meth:`rank_probabilities` derives them from the readings when absent
+    rank_probs: np.ndarray | None = None  # (N, 13) float32
+    suit_probs: np.ndarray | None = None  # (N, 4) float32
 
     def __post_init__(self) -> None:
         n = len(self.quads)
         for f in fields(self):
             arr = getattr(self, f.name)
-            if len(arr) != n:
+            if arr is not None and len(arr) != n:
                 raise ValueError(f"Detections.{f.name} has {len(arr)} rows, quads has {n}")
 
     @classmethod
@@ -71,11 +76,18 @@ class Detections:
 
     @classmethod
     def from_rows(cls, rows: list[tuple]) -> "Detections":
-        """From rows ``(quad, index_box, rank, suit, rank_confidence, suit_confidence, face_up, angle)``."""
+        """From rows ``(quad, index_box, rank, suit, rank_confidence, suit_confidence, face_up, angle)``,
+        optionally followed by ``rank_probs`` (13) and ``suit_probs`` (4) (all rows or none)."""
         if not rows:
             return cls.empty()
+        probs: dict[str, Any] = {}
+        if len(rows[0]) == 10:
+            rp, sp = zip(*(r[8:] for r in rows))
+            probs = {"rank_probs": np.array(rp, np.float32).reshape(-1, 13),
+                     "suit_probs": np.array(sp, np.float32).reshape(-1, 4)}
+            rows = [r[:8] for r in rows]
         quads, boxes, ranks, suits, rc, sc, fu, ang = zip(*rows)
-        return cls(
+        return cls(**probs,
             quads=np.array(quads, np.float32).reshape(-1, 4, 2),
             index_boxes=np.array(boxes, np.float32).reshape(-1, 4),
             rank=np.array(ranks, np.int8),
@@ -90,7 +102,12 @@ class Detections:
     def concat(cls, parts: list["Detections"]) -> "Detections":
         if not parts:
             return cls.empty()
-        return cls(**{f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)})
+        out = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)
+               if f.name not in ("rank_probs", "suit_probs")}
+        if any(p.rank_probs is not None for p in parts):
+            out["rank_probs"] = np.concatenate([p.rank_probabilities() for p in parts])
+            out["suit_probs"] = np.concatenate([p.suit_probabilities() for p in parts])
+        return cls(**out)
 
     def __len__(self) -> int:
         return len(self.quads)
@@ -98,7 +115,8 @@ class Detections:
     def __getitem__(self, key: Any) -> "Detections":
         if isinstance(key, (int, np.integer)):
             key = [int(key)]
-        return Detections(**{f.name: getattr(self, f.name)[key] for f in fields(self)})
+        return Detections(**{f.name: (None if getattr(self, f.name) is None else getattr(self, f.name)[key])
+                             for f in fields(self)})
 
     def __iter__(self) -> Iterator["Detections"]:
         for i in range(len(self)):
@@ -111,6 +129,19 @@ class Detections:
         if 1 <= r <= 13 and 0 <= s <= 3:
             return Card(Rank(r), Suit(SUIT_CODES[s]))
         return None
+
+    def rank_probabilities(self) -> np.ndarray:
+        """(N, 13): the reader's probabilities of A..K; where not given, from the readings alone (the
+        confidence on the rank read, the rest spread evenly; uniform where unknown)."""
+        if self.rank_probs is not None:
+            return self.rank_probs
+        return _derived_probs(np.asarray(self.rank, np.int64) - 1, self.rank_confidence, 13)
+
+    def suit_probabilities(self) -> np.ndarray:
+        """(N, 4): the same for the suits C, D, H, S."""
+        if self.suit_probs is not None:
+            return self.suit_probs
+        return _derived_probs(np.asarray(self.suit, np.int64), self.suit_confidence, 4)
 
     def confidence(self, i: int) -> float:
         """The confidence of the whole reading: the lesser of rank and suit confidence."""
@@ -145,3 +176,17 @@ class Detections:
                 "index_box": [round(float(v), 1) for v in self.index_boxes[i]],
             })
         return out
+
+
+def _derived_probs(ids: np.ndarray, conf: np.ndarray, k: int) -> np.ndarray:
+    """Probabilities from a reading alone: its confidence on the class read, the rest spread evenly;
+    uniform where the class is unknown (id < 0)."""
+    ids = np.asarray(ids, np.int64).reshape(-1)
+    conf = np.clip(np.asarray(conf, np.float32).reshape(-1), 0.0, 1.0)
+    out = np.full((len(ids), k), 1.0 / k, np.float32)
+    known = (ids >= 0) & (ids < k)
+    if known.any():
+        rest = (1.0 - conf[known]) / (k - 1)
+        out[known] = rest[:, None]
+        out[np.nonzero(known)[0], ids[known]] = conf[known]
+    return out

@@ -305,7 +305,7 @@ class Recogniser:
         for i in np.nonzero(~cand.face_up)[0]:
             quad = card_quad(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.card_h[i]))
             box = _box(quad)
-            rows.append((quad, box, 0, -1, 0.0, 0.0, False, up_to_angle(*cand.up[i])))
+            rows.append((quad, box, 0, -1, 0.0, 0.0, False, up_to_angle(*cand.up[i]), _NO_RANK, _NO_SUIT))
         return Detections.from_rows(rows)
 
     def _card_from_corners(self, cand: Candidates, up_idx: np.ndarray, group: list[int], rank_p: np.ndarray,
@@ -333,7 +333,14 @@ class Recogniser:
         half = float(cand.index_h[ib]) / 2
         px, py = cand.points[ib]
         box = (px - half, py - half, px + half, py + half)
-        return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i])
+        # the corners' readings, unthresholded (a tracker adds up several looks at one card)
+        rank_probs = rank_p[group, 1:].mean(0).astype(np.float32)
+        suit_probs = suit_p[group, :4].mean(0).astype(np.float32)
+        return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i]), rank_probs, suit_probs
+
+
+_NO_RANK = np.full(13, 1.0 / 13, np.float32)  # a face-down card: nothing read
+_NO_SUIT = np.full(4, 0.25, np.float32)
 
 
 def _compatible(a: int, b: int, rank_p: np.ndarray, suit_p: np.ndarray, cfg: RecogniserConfig) -> bool:

@@ -30,14 +30,14 @@ from __future__ import annotations
 
 import math
 from collections import Counter, deque
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Sequence
 
 import cv2
 import numpy as np
 
-from ..cards import CENTRE, Card, Rank
-from .detections import Detections
+from ..cards import CENTRE, Card, Rank, Suit
+from .detections import SUIT_CODES, Detections
 from .layout import CARD_ASPECT, Layout
 from .motion import MotionParams, small_grey
 from .table_model import TableCard, TableModel, ViewGeometry, quad_sizes
@@ -54,6 +54,8 @@ class WatcherParams:
     window: int = 3  # readings considered for a belief
     agree: int = 2  # of which this many must name the same card
     min_confidence: float = 0.9  # readings below this count as unknown
+    fused_confidence: float = 0.97  # ... but a card's unsure looks, added up, name it when this sure (1: never)
+    fuse_floor: float = 0.02  # a look never counts a card less likely than this (looks are not independent)
     still_tolerance: float = 0.04  # card heights: a lying card moves less than this between recognitions
     still_reads: int = 2  # recognitions in a row at one place make a card lying still
     max_lying_scale: float = 1.04  # a card looking bigger than this (x a lying card there) is held up; also
@@ -67,6 +69,7 @@ class WatcherParams:
     top_sure: float = 0.12  # card heights along the fan: a card lying closer to the stack centre is on top
     under_sure: float = 0.18  # ... one lying at least this far out is beneath (between: the stack decides)
     off_stack: float = 0.15  # card heights: a face-down card this far from every stack is held
+    fd_reach: float = 1.0  # card heights: a card held face down this far from where its face first shows names its source
     change_level: int = 6  # grey levels: a pixel of the small motion image changed by more than this...
     change_pixels: int = 3  # ...in more than this many pixels: the frame moved
     settle_frames: int = 3  # frames without change before the scene counts as settled
@@ -82,6 +85,8 @@ class WatcherParams:
         check("window", isinstance(self.window, int) and 1 <= self.window <= 10, "1..10")
         check("agree", isinstance(self.agree, int) and 1 <= self.agree <= self.window, f"1..window ({self.window})")
         check("min_confidence", 0.0 < self.min_confidence < 1.0, "between 0 and 1")
+        check("fused_confidence", 0.5 < self.fused_confidence <= 1.0, "in (0.5, 1]")
+        check("fuse_floor", 0.0 < self.fuse_floor < 0.5, "in (0, 0.5)")
         check("still_tolerance", 0.0 < self.still_tolerance <= 0.5, "in (0, 0.5] card heights")
         check("still_reads", isinstance(self.still_reads, int) and 2 <= self.still_reads <= 20, "2..20")
         check("max_lying_scale", 1.0 < self.max_lying_scale <= 2.0, "in (1, 2]")
@@ -93,6 +98,7 @@ class WatcherParams:
         check("side_wait", isinstance(self.side_wait, int) and 1 <= self.side_wait <= 100, "1..100")
         check("ask_after_s", 0.0 < self.ask_after_s <= 60.0, "in (0, 60] seconds")
         check("off_stack", 0.0 < self.off_stack < 1.0, "in (0, 1) card heights")
+        check("fd_reach", 0.0 < self.fd_reach <= 10.0, "in (0, 10] card heights")
         check("change_level", isinstance(self.change_level, int) and 1 <= self.change_level <= 255, "1..255")
         check("change_pixels", isinstance(self.change_pixels, int) and 0 <= self.change_pixels, ">= 0")
         check("settle_frames", isinstance(self.settle_frames, int) and 1 <= self.settle_frames <= 300, "1..300")
@@ -105,7 +111,8 @@ class GameView:
     """What the watcher is told about the game (plain data from the caller, e.g. the referee)."""
 
     face_up: frozenset = frozenset()  # cards face up on the table or in the hand
-    expected_pile: int | None = CENTRE  # the pile play is at (for messages; never evidence)
+    expected_pile: int | None = CENTRE  # the pile play is at: never evidence of what a card is; the source of
+    # a card only when nothing was seen of where it came from (see ``Watcher._source``)
     exchange_possible: bool = False  # Watch: the fourth king may be exchanged now
     last_king: Card | None = None
     face_down: dict | None = None  # pile -> face-down cards left (None: unknown)
@@ -135,6 +142,8 @@ class _Sighting:
     centre: np.ndarray
     height: float  # size: sqrt of the quad's area
     aspect: float = 0.0  # short side / long side of the quad (0: unknown)
+    rank_p: np.ndarray | None = None  # the reader's unthresholded rank and suit probabilities
+    suit_p: np.ndarray | None = None
 
 
 @dataclass
@@ -148,6 +157,9 @@ class _Hand:
     confidence: float = 0.0
     from_table: Card | None = None  # a table card being moved
     announced: bool = False  # turn/see (or exchange/see) emitted
+    rank_ev: np.ndarray = field(default_factory=lambda: np.zeros(13))  # summed log-probabilities of its looks
+    suit_ev: np.ndarray = field(default_factory=lambda: np.zeros(4))
+    looks: int = 0  # sightings that added to them
     source: int | None = None
     missing: int = 0
     still: int = 0  # recognitions in a row lying still
@@ -155,7 +167,7 @@ class _Hand:
     last_pos: tuple[int, str] | None = None  # lying position of the last sighting
     lying_since: float | None = None
     asked: bool = False
-    fd_piles: list[int] = field(default_factory=list)  # located piles of face-down sightings before the face
+    fd_points: list = field(default_factory=list)  # (pile, centre) of face-down sightings before the face
     stack_seen: int = 0  # recognitions, while lying still, where the stack of its pile showed
     lying_reads: int = 0  # recognitions lying still at lying_at
     stack_hidden: int = 0  # ... where its pile's stack did not show though nothing moved over it
@@ -165,6 +177,49 @@ class _Hand:
     @property
     def last(self) -> _Sighting:
         return self.sightings[-1]
+
+
+class DetectorNoise:
+    """How much the recogniser's positions and sizes scatter for things known to lie still: the stacks
+    on a settled table and the face-up cards it has placed. An exact recogniser (the renderer's truth)
+    measures no scatter and leaves the settings alone; a trained one widens the watcher's tolerances to
+    what it measured (:meth:`widen`), so its noise is not taken for cards lifted, held or moving."""
+
+    def __init__(self, min_samples: int = 30, keep: int = 300) -> None:
+        self.min_samples = min_samples
+        self.stack_off: deque = deque(maxlen=keep)  # card heights from the stack's place
+        self.stack_size: deque = deque(maxlen=keep)  # |log| of size over the stack's median size
+        self.card_off: deque = deque(maxlen=keep)  # card heights from the face-up card's place
+        self.card_size: deque = deque(maxlen=keep)  # log of size over a card lying there
+        self._stack_hist = [deque(maxlen=15) for _ in range(13)]
+
+    def stack_sighting(self, pile: int, off: float, size: float) -> None:
+        hist = self._stack_hist[pile - 1]
+        hist.append(size)
+        if len(hist) >= 3:
+            self.stack_off.append(off)
+            self.stack_size.append(abs(math.log(size / float(np.median(hist)))))
+
+    def card_sighting(self, off: float, size_ratio: float) -> None:
+        self.card_off.append(off)
+        self.card_size.append(math.log(max(size_ratio, 1e-6)))
+
+    def _q(self, values: deque, q: float) -> float | None:
+        return float(np.percentile(np.fromiter(values, float), q)) if len(values) >= self.min_samples else None
+
+    def widen(self, p: "WatcherParams") -> "WatcherParams":
+        """``p`` with its tolerances raised to the scatter measured (never lowered)."""
+        changes: dict[str, float] = {}
+        off = self._q(self.stack_off, 95)
+        if off is not None and off + 0.05 > p.off_stack:
+            changes["off_stack"] = min(0.9, off + 0.05)
+        sizes = [v for v in (self._q(self.card_size, 95), self._q(self.stack_size, 95)) if v is not None]
+        if sizes and math.exp(max(sizes)) * 1.02 > p.max_lying_scale:
+            changes["max_lying_scale"] = min(2.0, math.exp(max(sizes)) * 1.02)
+        still = self._q(self.card_off, 80)
+        if still is not None and still > p.still_tolerance:
+            changes["still_tolerance"] = min(0.5, still)
+        return replace(p, **changes) if changes else p
 
 
 class ChangeGate:
@@ -215,11 +270,14 @@ class Watcher:
     def __init__(self, layout: Layout, recognise: Callable[[Any], Detections],
                  params: WatcherParams | None = None) -> None:
         self.params = params or WatcherParams()
+        self.noise = DetectorNoise()
+        self.eff = self.params  # the settings widened by the recogniser's measured scatter
         self.recognise = recognise
         self.gate = ChangeGate(self.params)
         self.table = TableModel()
         self.hand: _Hand | None = None
         self.fd_recent: deque = deque(maxlen=12)  # (frame, pile) of face-down cards seen off the stacks
+        self._fd_points: deque = deque(maxlen=12)  # (frame, pile, centre) of the same sightings
         self.recognitions = 0
         self.frames = 0
         self._since_recognition = 10 ** 9
@@ -228,6 +286,7 @@ class Watcher:
         self._view: GameView | None = None
         self._boxes: Any = None
         self._motion_hist: deque = deque(maxlen=4)
+        self._mask_hist: deque = deque(maxlen=4)  # the changed-pixel masks of the last frames
         self.last_detections: Detections | None = None
         self.view_shifts = 0
         self._orphan: _Hand | None = None
@@ -307,6 +366,8 @@ class Watcher:
         m = self.gate.mask
         if m is None:
             return
+        self._mask_hist.append(m)
+        self._image_shape = image.shape[:2]
         if self._boxes is None or self._boxes[0] != m.shape:
             sy = m.shape[0] / image.shape[0]
             sx = m.shape[1] / image.shape[1]
@@ -319,6 +380,20 @@ class Watcher:
             self._boxes = (m.shape, boxes)
         now = np.array([np.count_nonzero(m[a:b, c:d]) for a, b, c, d in self._boxes[1]])
         self._motion_hist.append(now)
+
+    def _moving_near(self, point: np.ndarray, radius: float) -> bool:
+        """Something moved within ``radius`` pixels of ``point`` in the last frames (a held card is in a
+        hand, and a hand moves; a detector's noise at a still stack is not a card lifted there)."""
+        if not self._mask_hist:
+            return True  # no motion measured yet: cannot tell
+        m = self._mask_hist[-1]
+        sy = m.shape[0] / self._image_shape[0]
+        sx = m.shape[1] / self._image_shape[1]
+        x, y = float(point[0]) * sx, float(point[1]) * sy
+        rx, ry = radius * sx + 1, radius * sy + 1
+        a, b = max(0, int(y - ry)), max(0, int(y + ry) + 1)
+        c, d = max(0, int(x - rx)), max(0, int(x + rx) + 1)
+        return any(bool(mk[a:b, c:d].any()) for mk in self._mask_hist if mk.shape == m.shape)
 
     def _stack_still(self, pile: int) -> bool:
         """Nothing moved around the stack of ``pile`` in the last frames."""
@@ -336,13 +411,16 @@ class Watcher:
         return card, conf
 
     def _observe(self, index: int, t: float, dets: Detections, view: GameView) -> list[Observation]:
-        p = self.params
+        if self.recognitions % 5 == 1:
+            self.eff = self.noise.widen(self.params)
+        p = self.eff
         out: list[Observation] = []
         up = [i for i in range(len(dets)) if dets.face_up[i]]
         centres = dets.centres.astype(np.float64) if len(dets) else np.zeros((0, 2))
         heights = quad_sizes(dets.quads) if len(dets) else np.zeros(0)
         aspects = _aspects(dets.quads) if len(dets) else np.zeros(0)
         reads = {i: self._read(dets, i) for i in up}
+        rank_pp, suit_pp = dets.rank_probabilities(), dets.suit_probabilities()
         self._learn_stack_sizes(dets, centres, heights, aspects)
         self._follow_view(dets, centres, reads)
         # 1. face-up detections explained by the table model
@@ -379,6 +457,8 @@ class Watcher:
                             tc.centre = centres[i].copy()
                             break
             if best is not None:
+                self.noise.card_sighting(float(np.linalg.norm(centres[best] - tc.centre)) / self._pile_h(tc.pile),
+                                         float(heights[best]) / self.geometry.pile_size_at(tc.pile, centres[best]))
                 explained.add(best)
                 seen_table.add(tc.card)
                 tc.last_seen = index
@@ -394,19 +474,25 @@ class Watcher:
                 continue
             dist = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
             k = int(np.argmin(dist))
+            if self.gate.settled and float(dist.min()) < 0.2:
+                self.noise.stack_sighting(k + 1, float(dist.min()), float(heights[i]))
             held = float(dist.min()) > p.off_stack or (
                 len(self._size_hist[k]) >= 3 and heights[i] > (1.0 + (p.max_lying_scale - 1.0) * 1.5) * self.stack_size[k])
             if float(dist.min()) < 0.12 and not held:
                 self._stacks_seen.add(k + 1)
+            if held and not self._moving_near(centres[i], 0.6 * self._pile_h(k + 1)):
+                continue  # nothing moves there: the detector's scatter at a stack, not a card in a hand
             if held:
                 self._fd_last = (index, centres[i].copy())
                 self._fd_now = True
             if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:
                 g = self._ground(centres[i], heights[i])
                 self.fd_recent.append((index, self._pile_at(g)))
+                self._fd_points.append((index, self._pile_at(g), centres[i].copy()))
             elif held and float(dist.min()) < 0.6:
                 # turning over (foreshortened: its size says nothing of its height) close by a stack
                 self.fd_recent.append((index, k + 1))
+                self._fd_points.append((index, k + 1, centres[i].copy()))
         # 3. the hand card, and maybe the next one
         cand = [i for i in up if i not in explained]
         h = self.hand
@@ -422,7 +508,7 @@ class Watcher:
                     mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
         if h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
-                               aspects[mine])
+                               aspects[mine], rank_pp[mine], suit_pp[mine])
         elif h is not None:
             h.missing += 1
             down = self._put_down_at(h)
@@ -478,10 +564,11 @@ class Watcher:
                 h = self.hand = _Hand(first_frame=index)
                 # the face-down sightings just before its face showed (lifted, then turned over: well
                 # under 20 frames); older ones only when there are none (they may be another card's)
-                h.fd_piles = [pl for f, pl in self.fd_recent if pl is not None and f >= index - 20] or \
-                    [pl for f, pl in self.fd_recent if pl is not None and f >= index - 45]
+                h.fd_points = [(pl, c) for f, pl, c in self._fd_points if pl is not None and f >= index - 20] or \
+                    [(pl, c) for f, pl, c in self._fd_points if pl is not None and f >= index - 45]
             self._orphan = None
-            out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i])
+            out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i],
+                               rank_pp[i], suit_pp[i])
         return out
 
     def _follow_view(self, dets: Detections, centres: np.ndarray, reads: dict) -> None:
@@ -516,7 +603,7 @@ class Watcher:
                 continue
             d = np.linalg.norm(self.layout.centres - centres[i], axis=1) / self.layout.pile_card_h
             k = int(np.argmin(d))
-            tol = 1.25 * (self.params.max_lying_scale - 1.0)
+            tol = 1.25 * (self.eff.max_lying_scale - 1.0)
             if d[k] < 0.1 and (not self._sizes_seen[k] or abs(sizes[i] / self.stack_size[k] - 1.0) < tol):
                 # the median of the last sightings (the detector's sizes scatter)
                 self._size_hist[k].append(float(sizes[i]))
@@ -539,12 +626,17 @@ class Watcher:
         return None
 
     def _track(self, h: _Hand, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
-               height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0) -> list[Observation]:
-        p = self.params
+               height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0,
+               rank_p: np.ndarray | None = None, suit_p: np.ndarray | None = None) -> list[Observation]:
+        p = self.eff
         out: list[Observation] = []
         card, conf = read
         h.missing = 0
-        s = _Sighting(index, t, card, conf, centre, height, aspect)
+        s = _Sighting(index, t, card, conf, centre, height, aspect, rank_p, suit_p)
+        if rank_p is not None and suit_p is not None:
+            h.rank_ev += np.log(np.maximum(np.asarray(rank_p, np.float64), p.fuse_floor))
+            h.suit_ev += np.log(np.maximum(np.asarray(suit_p, np.float64), p.fuse_floor))
+            h.looks += 1
         moved = float(np.linalg.norm(s.centre - h.last.centre)) / self.h if h.sightings else math.inf
         h.sightings.append(s)
         h.reads.append(card)
@@ -634,7 +726,7 @@ class Watcher:
         unless it looks bigger than a card lying there by more than the detector's size scatter
         (``max_lying_scale``), so noisy sizes do not move lying cards."""
         c = np.asarray(centre, np.float64)
-        if self.geometry.scale(c, height) <= self.params.max_lying_scale:
+        if self.geometry.scale(c, height) <= self.eff.max_lying_scale:
             return c
         return self.geometry.ground(c, height)[0]
 
@@ -739,7 +831,7 @@ class Watcher:
         _, q, side, _ = best
         # size: like a card lying there (the stack's own size, with the view's trend outward)
         expect = self.geometry.pile_size_at(q, s.centre)
-        if s.height > self.params.max_lying_scale * expect:
+        if s.height > self.eff.max_lying_scale * expect:
             return None
         if self._turning(s, q):
             return None  # turning over (foreshortened): not lying
@@ -747,25 +839,40 @@ class Watcher:
 
     def _believe(self, h: _Hand, view: GameView, seen_table: set[Card]) -> None:
         p = self.params
-        recent = [c for c in list(h.reads)[-p.window:] if c is not None]
-        if not recent:
-            return
-        card, n = Counter(recent).most_common(1)[0]
+        # the last ``window`` confident readings (an unsure reading between two sure ones says nothing)
+        recent = [c for c in h.reads if c is not None][-p.window:]
+        card, n = Counter(recent).most_common(1)[0] if recent else (None, 0)
+        fused = 0.0
         if n < p.agree:
-            return
+            card, fused = self._fused(h)  # no two sure readings agree: what do its looks say together?
+            if card is None:
+                return
         if h.card is not None and card != h.card and h.announced:
             return  # keep the first belief (a later disagreement is a misread)
         r = self._resumed
         if r is not None and r[0] is not None and card == r[0] and h.from_table is None and not h.announced:
             h.card = card  # the card already in the hand when the game was resumed (face up in the view)
-            h.confidence = max((s.conf for s in h.sightings if s.card == card), default=0.0)
+            h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
             return
         if card in self.table and card not in seen_table:
             h.from_table = card  # a table card picked up: a move
         elif card in self.table or (card in view.face_up and not h.announced and card != h.card):
             return  # already face up elsewhere: cannot be this card
         h.card = card
-        h.confidence = max((s.conf for s in h.sightings if s.card == card), default=0.0)
+        h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
+
+    def _fused(self, h: _Hand) -> tuple[Card | None, float]:
+        """The card the hand card's looks name together (each look's probabilities multiplied, none below
+        ``fuse_floor``), with how sure, when at least two looks make it ``fused_confidence`` sure."""
+        if h.looks < 2 or self.params.fused_confidence >= 1.0:
+            return None, 0.0
+        pr = np.exp(h.rank_ev - h.rank_ev.max())
+        ps = np.exp(h.suit_ev - h.suit_ev.max())
+        r, s = int(pr.argmax()), int(ps.argmax())
+        conf = float(pr[r] / pr.sum() * (ps[s] / ps.sum()))
+        if conf < self.params.fused_confidence:
+            return None, 0.0
+        return Card(Rank(r + 1), Suit(SUIT_CODES[s])), conf
 
     def _announce(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation]:
         if h.card is None or h.announced or h.from_table is not None:
@@ -789,8 +896,19 @@ class Watcher:
         return out
 
     def _source(self, h: _Hand) -> int:
-        if h.fd_piles:
-            return h.fd_piles[0]
+        # a card lifted face down shows its face where it was held: a face-down sighting far from where
+        # the face first showed was another card, or a stack the hand half hid
+        s0 = h.sightings[0].centre
+        near = [pl for pl, c in h.fd_points if float(np.linalg.norm(c - s0)) <= self.params.fd_reach * self.h]
+        if near:
+            return near[0]
+        expected = self._view.expected_pile if self._view is not None else None
+        lying = self._lying_position(h.sightings[0])
+        if expected is not None and lying is not None and lying[1] != "top":
+            # first seen already lying out in a pile's fan (not held up, not turning over, not on a stack
+            # where it would have been turned over): nothing was seen of where it came from, so it came
+            # from where play is (not the pile it lies at: that would judge its source by where it went)
+            return expected
         s = next((x for x in h.sightings if x.card == h.card), h.sightings[0])
         s0 = h.sightings[0]  # the card's face first seen (perhaps still turning over, unread)
         if s0 is not s and float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h:
@@ -842,6 +960,7 @@ class Watcher:
         s = next((x for x in reversed(h.sightings) if x.card in (h.card, None)), h.last)
         self.hand = None
         self.fd_recent.clear()
+        self._fd_points.clear()
         if h.from_table is not None:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
@@ -863,7 +982,7 @@ class Watcher:
         lp = self._pile_at(last.centre) or self._pile_at(g) or 13
         # turning over, or held up (bigger than a card lying there) when last seen
         flipping = force or self._turning(last, lp) or \
-            last.height > self.params.max_lying_scale * self.geometry.pile_size_at(lp, last.centre)
+            last.height > self.eff.max_lying_scale * self.geometry.pile_size_at(lp, last.centre)
         q = after[0] if after else self._pile_at(g)
         if q is None:
             q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
@@ -872,6 +991,7 @@ class Watcher:
             if view.exchange_possible and king.rank is Rank.KING and (after or flipping):
                 self.hand = None
                 self.fd_recent.clear()
+                self._fd_points.clear()
                 self.table.remove(king)
                 self._exchange_pending = True
                 return [Observation(index, t, ["exchange", q], None, "the king exchanged")]
@@ -889,6 +1009,7 @@ class Watcher:
                 c = self._fd_last[1]
                 q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
             self.fd_recent = deque(((f, pl) for f, pl in self.fd_recent if f > last.frame + 20), maxlen=12)
+            self._fd_points = deque((x for x in self._fd_points if x[0] > last.frame + 20), maxlen=12)
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
 

@@ -47,3 +47,31 @@ def test_alphabets_never_map_foreign_letters_to_english_ranks():
     assert all(set(t) <= set(GLYPHS) for t in ALPHABETS.values())
     with pytest.raises(ValueError, match="unknown index alphabet"):
         glyph_to_rank("A", "klingon")
+
+
+def test_probabilities_derived_from_the_readings_when_not_given():
+    d = make()
+    # 7 read at 0.99: 0.99 on the 7, the rest spread; an unknown rank: uniform
+    rp, sp = d.rank_probabilities(), d.suit_probabilities()
+    assert d.rank_probs is None and rp.shape == (3, 13) and sp.shape == (3, 4)
+    assert rp[0, 6] == pytest.approx(0.99) and rp[0].sum() == pytest.approx(1.0)
+    assert rp[1] == pytest.approx(np.full(13, 1 / 13))
+    assert sp[2] == pytest.approx(np.full(4, 0.25)) and sp[1, 1] == pytest.approx(0.97)
+    # derived from the readings as they are now (a reading set to unknown later is unknown)
+    d.rank[0] = 0
+    assert d.rank_probabilities()[0] == pytest.approx(np.full(13, 1 / 13))
+    # given ones follow indexing and concatenation (derived for the parts without them)
+    given = Detections(**{**d.__dict__, "rank_probs": rp, "suit_probs": sp})
+    assert Detections.concat([given, d[0]]).rank_probs[3] == pytest.approx(np.full(13, 1 / 13))
+    assert given[given.face_up].suit_probs.shape == (2, 4) and d[0].rank_probs is None
+
+
+def test_rows_may_carry_the_readers_probabilities():
+    quad = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], np.float32)
+    rp = np.full(13, 0.02, np.float32)
+    rp[4] = 0.6  # a 5, unsure: reported unknown, but the reader's leaning is kept
+    sp = np.array([0.1, 0.1, 0.7, 0.1], np.float32)
+    d = Detections.from_rows([(quad, (0, 0, 9, 9), 0, -1, 0.6, 0.7, True, 0.0, rp, sp)])
+    assert d.card(0) is None and int(d.rank_probs[0].argmax()) == 4 and int(d.suit_probs[0].argmax()) == 2
+    with pytest.raises(ValueError, match="rank_probs has 2 rows"):
+        Detections(**{**d.__dict__, "rank_probs": np.zeros((2, 13), np.float32)})

@@ -80,6 +80,20 @@ def test_half_covered_card_is_read_from_one_corner(rec, held_out_deck):
     assert read_cards(rec(frame)) == ["9S"]
 
 
+def test_detections_carry_the_readers_probabilities(rec, held_out_deck):
+    """Unthresholded rank and suit probabilities come with each card (a tracker adds up unsure looks);
+    they lean to the card read, and a face-down card's say nothing."""
+    frame = place(table(), held_out_deck.face("7H"), (400, 360), 0, 220)
+    frame = place(frame, held_out_deck.back(), (880, 360), -20, 240)
+    d = rec(frame)
+    assert d.rank_probs is not None and d.rank_probs.shape == (len(d), 13) and d.suit_probs.shape == (len(d), 4)
+    up = [i for i in range(len(d)) if d.face_up[i] and d.card(i) is not None]
+    assert up and all(int(d.rank_probs[i].argmax()) == int(d.rank[i]) - 1 for i in up)
+    assert all(int(d.suit_probs[i].argmax()) == int(d.suit[i]) for i in up)
+    down = [i for i in range(len(d)) if not d.face_up[i]]
+    assert down and all(float(np.ptp(d.rank_probs[i])) == 0.0 for i in down)
+
+
 def test_blank_card_and_back_are_never_read(rec, held_out_deck):
     blank = np.zeros_like(held_out_deck.face("2C"))
     blank[..., :3] = 245

@@ -19,7 +19,7 @@ from companion.vision.layout import LayoutError
 from companion.vision.oracle import OracleRecogniser, RenderedGame, truth_layout
 from companion.vision.sources import Frame
 from companion.vision.table_model import ViewGeometry, quad_sizes
-from companion.vision.watcher import ChangeGate, GameView, Watcher, WatcherParams
+from companion.vision.watcher import ChangeGate, DetectorNoise, GameView, Watcher, WatcherParams
 
 
 def _run(game: RenderedGame, variant: str = "standard", recognise=None, layout=None, **kw):
@@ -40,7 +40,8 @@ def _assert_same(got, want):
     ({"moving_every": 0}, "moving_every"), ({"window": 3, "agree": 4}, "agree"), ({"min_confidence": 1.5}, "min_confidence"),
     ({"still_reads": 1}, "still_reads"), ({"max_lying_scale": 0.9}, "max_lying_scale"), ({"vanish_reads": 0}, "vanish_reads"),
     ({"ask_after_s": -1.0}, "ask_after_s"), ({"top_radius": 2.0}, "top_radius"), ({"settle_frames": 0}, "settle_frames"),
-    ({"motion": "fast"}, "motion"),
+    ({"motion": "fast"}, "motion"), ({"fused_confidence": 0.3}, "fused_confidence"), ({"fuse_floor": 0.0}, "fuse_floor"),
+    ({"fd_reach": 0.0}, "fd_reach"),
 ])
 def test_params_are_validated(kw, word):
     with pytest.raises(ValueError, match=word):
@@ -230,3 +231,53 @@ def test_camera_bumped_mid_game_is_re_registered():
     res, got = _run(game, recognise=Shifted(game.scene, game.director.frames))
     _assert_same(got, game.expected())
     assert np.allclose(res.layout.centres, game.layout.centres)  # the layout it started with
+
+
+# -- unsure readings and the recogniser's scatter ----------------------------------------------------
+def _unsure(recognise, rank_conf: float = 0.6, suit_conf: float = 0.7):
+    """Every reading made unsure (below the thresholds, so unknown) but still leaning the right way, as a
+    trained reader reads a small or blurred corner."""
+    def run(frame):
+        d = recognise(frame)
+        known = d.face_up & (d.rank > 0) & (d.suit >= 0)
+        rp = np.where(known[:, None], (1 - rank_conf) / 12, d.rank_probabilities()).astype(np.float32)
+        sp = np.where(known[:, None], (1 - suit_conf) / 3, d.suit_probabilities()).astype(np.float32)
+        rows = np.nonzero(known)[0]
+        rp[rows, d.rank[rows] - 1] = rank_conf
+        sp[rows, d.suit[rows]] = suit_conf
+        return Detections(quads=d.quads, index_boxes=d.index_boxes, rank=np.where(known, 0, d.rank).astype(np.int8),
+                          suit=np.where(known, -1, d.suit).astype(np.int8),
+                          rank_confidence=np.where(known, rank_conf, d.rank_confidence).astype(np.float32),
+                          suit_confidence=np.where(known, suit_conf, d.suit_confidence).astype(np.float32),
+                          face_up=d.face_up, angle=d.angle, rank_probs=rp, suit_probs=sp)
+    return run
+
+
+def test_unsure_readings_that_agree_are_added_up():
+    """No single reading is sure enough (rank 0.6, suit 0.7), but three looks at the card in the hand
+    leaning the same way name it: the game is followed exactly. Without adding them up (a fused
+    confidence no reading can reach) the cards are never read and the game is not followed."""
+    game = RenderedGame(4, mistakes=3, max_moves=10)
+    _, got = _run(game, recognise=_unsure(game.oracle))
+    _assert_same(got, game.expected())
+    _, got = _run(game, recognise=_unsure(game.oracle), params=WatcherParams(fused_confidence=1.0))
+    assert not any(e[0] == "see" for e, _ in got)
+
+
+def test_detector_noise_widens_the_tolerances_only_by_what_it_measured():
+    p = WatcherParams()
+    exact = DetectorNoise(min_samples=5)
+    for _ in range(20):
+        exact.stack_sighting(3, 0.01, 60.0)
+        exact.card_sighting(0.0, 1.0)
+    assert exact.widen(p) == p  # an exact recogniser leaves the settings alone
+    noisy = DetectorNoise(min_samples=5)
+    rng = np.random.default_rng(0)
+    for _ in range(50):
+        noisy.stack_sighting(3, float(rng.uniform(0.0, 0.12)), float(60.0 * rng.uniform(0.9, 1.1)))
+        noisy.card_sighting(float(rng.uniform(0.0, 0.1)), float(rng.uniform(0.95, 1.25)))
+    wide = noisy.widen(p)
+    assert 0.15 < wide.off_stack <= 0.18  # the 95th percentile of 0..0.12, plus 0.05
+    assert 1.2 < wide.max_lying_scale < 1.3  # cards lying there look up to 1.25 times the size expected
+    assert 0.04 < wide.still_tolerance <= 0.1
+    assert DetectorNoise(min_samples=5).widen(p) == p  # too few samples: nothing changes
