@@ -437,7 +437,9 @@ class Watcher:
                 card = reads[i][0]
                 # read as another card: a misreading of this one only when that card cannot be new
                 # (it is face up already); an unseen card read here is a new card (just turned over)
-                if d < 0.12 and (card is None or card == tc.card or (d < 0.05 and self._impossible(card, view))) \
+                in_hand = self.hand is not None and card is not None and card == self.hand.card
+                if d < 0.12 and (card is None or card == tc.card or (d < 0.05 and self._impossible(card, view)
+                                                                     and not in_hand)) \
                         and d < best_d:
                     best, best_d = i, d
             if best is None:
@@ -772,9 +774,14 @@ class Watcher:
 
     def _turned_down_here(self, h: _Hand) -> bool:
         """The hand card (read, never lying still) is gone and a face-down card was seen held twice since,
-        at the pile where it was last seen or was taken from: it was turned face down (to be put back)."""
+        at the pile where it was last seen or was taken from, or the stack it lay on top of (the one it came
+        from, not its home) shows its back again: it was turned face down (to be put back)."""
         if not h.announced or h.from_table is not None or h.lying_at is not None or h.missing < 2:
             return False
+        q = h.last_pos[0] if h.last_pos is not None else None
+        if q is not None and q == h.source and h.last_pos[1] == "top" and not h.left_source and \
+                h.card is not None and h.card.home_pile != q and q in self._stacks_seen and not self._fd_now:
+            return True  # turned over on the stack it came from, gone since, and that stack's back shows again
         last = h.last
         g = self._ground(last.centre, last.height)
         here = {self._pile_at(last.centre), self._pile_at(g), h.source} - {None}
