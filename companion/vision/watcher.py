@@ -142,8 +142,6 @@ class _Sighting:
     centre: np.ndarray
     height: float  # size: sqrt of the quad's area
     aspect: float = 0.0  # short side / long side of the quad (0: unknown)
-    rank_p: np.ndarray | None = None  # the reader's unthresholded rank and suit probabilities
-    suit_p: np.ndarray | None = None
 
 
 @dataclass
@@ -276,8 +274,7 @@ class Watcher:
         self.gate = ChangeGate(self.params)
         self.table = TableModel()
         self.hand: _Hand | None = None
-        self.fd_recent: deque = deque(maxlen=12)  # (frame, pile) of face-down cards seen off the stacks
-        self._fd_points: deque = deque(maxlen=12)  # (frame, pile, centre) of the same sightings
+        self.fd_recent: deque = deque(maxlen=12)  # (frame, pile, centre) of face-down cards seen off the stacks
         self.recognitions = 0
         self.frames = 0
         self._since_recognition = 10 ** 9
@@ -489,12 +486,10 @@ class Watcher:
                 self._fd_now = True
             if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:
                 g = self._ground(centres[i], heights[i])
-                self.fd_recent.append((index, self._pile_at(g)))
-                self._fd_points.append((index, self._pile_at(g), centres[i].copy()))
+                self.fd_recent.append((index, self._pile_at(g), centres[i].copy()))
             elif held and float(dist.min()) < 0.6:
                 # turning over (foreshortened: its size says nothing of its height) close by a stack
-                self.fd_recent.append((index, k + 1))
-                self._fd_points.append((index, k + 1, centres[i].copy()))
+                self.fd_recent.append((index, k + 1, centres[i].copy()))
         # 3. the hand card, and maybe the next one
         cand = [i for i in up if i not in explained]
         h = self.hand
@@ -566,8 +561,8 @@ class Watcher:
                 h = self.hand = _Hand(first_frame=index)
                 # the face-down sightings just before its face showed (lifted, then turned over: well
                 # under 20 frames); older ones only when there are none (they may be another card's)
-                h.fd_points = [(pl, c) for f, pl, c in self._fd_points if pl is not None and f >= index - 20] or \
-                    [(pl, c) for f, pl, c in self._fd_points if pl is not None and f >= index - 45]
+                h.fd_points = [(pl, c) for f, pl, c in self.fd_recent if pl is not None and f >= index - 20] or \
+                    [(pl, c) for f, pl, c in self.fd_recent if pl is not None and f >= index - 45]
             self._orphan = None
             out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i],
                                rank_pp[i], suit_pp[i])
@@ -634,7 +629,7 @@ class Watcher:
         out: list[Observation] = []
         card, conf = read
         h.missing = 0
-        s = _Sighting(index, t, card, conf, centre, height, aspect, rank_p, suit_p)
+        s = _Sighting(index, t, card, conf, centre, height, aspect)
         if rank_p is not None and suit_p is not None:
             h.rank_ev += np.log(np.maximum(np.asarray(rank_p, np.float64), p.fuse_floor))
             h.suit_ev += np.log(np.maximum(np.asarray(suit_p, np.float64), p.fuse_floor))
@@ -785,7 +780,7 @@ class Watcher:
         last = h.last
         g = self._ground(last.centre, last.height)
         here = {self._pile_at(last.centre), self._pile_at(g), h.source} - {None}
-        after = [pl for f, pl in self.fd_recent if f > last.frame and pl in here]
+        after = [pl for f, pl, _ in self.fd_recent if f > last.frame and pl in here]
         # twice; once is enough when it was last seen face up at the pile it was taken from (turned
         # over there and put back at once)
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
@@ -905,19 +900,18 @@ class Watcher:
     def _source(self, h: _Hand) -> int:
         # a card lifted face down shows its face where it was held: a face-down sighting far from where
         # the face first showed was another card, or a stack the hand half hid
-        s0 = h.sightings[0].centre
-        near = [pl for pl, c in h.fd_points if float(np.linalg.norm(c - s0)) <= self.params.fd_reach * self.h]
+        s0 = h.sightings[0]  # the card's face first seen (perhaps still turning over, unread)
+        near = [pl for pl, c in h.fd_points if float(np.linalg.norm(c - s0.centre)) <= self.params.fd_reach * self.h]
         if near:
             return near[0]
         expected = self._view.expected_pile if self._view is not None else None
-        lying = self._lying_position(h.sightings[0])
+        lying = self._lying_position(s0)
         if expected is not None and lying is not None and lying[1] != "top":
             # first seen already lying out in a pile's fan (not held up, not turning over, not on a stack
             # where it would have been turned over): nothing was seen of where it came from, so it came
             # from where play is (not the pile it lies at: that would judge its source by where it went)
             return expected
-        s = next((x for x in h.sightings if x.card == h.card), h.sightings[0])
-        s0 = h.sightings[0]  # the card's face first seen (perhaps still turning over, unread)
+        s = next((x for x in h.sightings if x.card == h.card), s0)
         if s0 is not s and float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h:
             s = s0
         g = self._ground(s.centre, s.height)
@@ -967,7 +961,6 @@ class Watcher:
         s = next((x for x in reversed(h.sightings) if x.card in (h.card, None)), h.last)
         self.hand = None
         self.fd_recent.clear()
-        self._fd_points.clear()
         if h.from_table is not None:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
@@ -985,7 +978,7 @@ class Watcher:
         last = h.last
         g = self._ground(last.centre, last.height)
         # the card turned face down: the first face-down card seen off the stacks just after its face
-        after = [pl for f, pl in self.fd_recent if last.frame < f <= last.frame + 20 and pl is not None]
+        after = [pl for f, pl, _ in self.fd_recent if last.frame < f <= last.frame + 20 and pl is not None]
         lp = self._pile_at(last.centre) or self._pile_at(g) or 13
         # turning over, or held up (bigger than a card lying there) when last seen
         flipping = force or self._turning(last, lp) or \
@@ -998,7 +991,6 @@ class Watcher:
             if view.exchange_possible and king.rank is Rank.KING and (after or flipping):
                 self.hand = None
                 self.fd_recent.clear()
-                self._fd_points.clear()
                 self.table.remove(king)
                 self._exchange_pending = True
                 return [Observation(index, t, ["exchange", q], None, "the king exchanged")]
@@ -1015,8 +1007,7 @@ class Watcher:
                 # where it was last seen face down (coming to lie on a stack): the nearest stack
                 c = self._fd_last[1]
                 q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
-            self.fd_recent = deque(((f, pl) for f, pl in self.fd_recent if f > last.frame + 20), maxlen=12)
-            self._fd_points = deque((x for x in self._fd_points if x[0] > last.frame + 20), maxlen=12)
+            self.fd_recent = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
 
