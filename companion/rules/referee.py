@@ -120,6 +120,9 @@ class _State:
     declared: str | None = None
     pending_source: dict[Card, int] = field(default_factory=dict)  # faulty face-up card -> its pile
     unread: int = 0  # cards put face up that were never read
+    # (pile it was seen taken from, pile play was at) of each card taken by mistake that the player then
+    # played on from: it may have come from either, so a take from the first one counted empty settles it
+    carried: list[tuple[int, int]] = field(default_factory=list)
     source_unknown: bool = False  # the last card was never read, so its home (the next pile) is unknown
 
     @property
@@ -277,6 +280,9 @@ class Referee:
             s.source_unknown = True
         fault: Flag | None = None
         msg = ""
+        played_on = None
+        if p != s.next_pile and not s.source_unknown and not self._ended() and s.declared is None:
+            played_on = self._played_on(p)
         if self._ended() or s.declared is not None:
             fault = Flag.PLAY_AFTER_END
             msg = (f"The game is over: the fourth king is up ({self._result_text()}). "
@@ -288,11 +294,16 @@ class Referee:
         elif ev.not_top:
             fault = Flag.NOT_TOP_CARD
             msg = (f"That card is not the top card of {pile_name(p)}. Put it back and take the top card.")
+        elif played_on is not None:
+            msg = f"You played on from {_the(played_on)}, so I follow from there. "
+        if s.down[p] == 0:
+            self._settle_carried(p)
         phantom = s.down[p] == 0  # nothing face down there: the card came from somewhere we cannot tell
         if phantom:
-            fault = fault or Flag.WRONG_SOURCE_PILE
-            msg = msg or (f"{pile_name(p).capitalize()} has no face-down card left. "
-                          f"Put that card back where it came from; {self._take_next().lower()}")
+            if fault is None:
+                fault = Flag.WRONG_SOURCE_PILE
+                msg = (f"{pile_name(p).capitalize()} has no face-down card left. "
+                       f"Put that card back where it came from; {self._take_next().lower()}")
         else:
             s.down[p] -= 1
         if fault is None:
@@ -304,7 +315,40 @@ class Referee:
         s.hand = hand
         if fault is not None:
             return fault, msg
-        return OK, self._after_turn_message()
+        return OK, msg + self._after_turn_message()
+
+    def _played_on(self, p: int) -> Card | None:
+        """The card last taken from a wrong pile, if the player played on from it instead of putting it
+        back: it lies face up beneath its own pile and the next card comes from there (``p``). It is then
+        taken as played: one mistake, one flag, not one at every later card (and when the take was misjudged,
+        e.g. seen at the wrong pile, play is followed again)."""
+        s = self._s
+        taken = [c for c, f in s.misplaced.items() if f is Flag.WRONG_SOURCE_PILE]
+        if not taken:
+            return None
+        card = taken[-1]
+        if card.home_pile != p or s.where.get(card) != (p, "under"):
+            return None
+        del s.misplaced[card]
+        src = s.pending_source.pop(card, None)
+        if src is not None and src != s.next_pile:
+            s.carried.append((src, s.next_pile))
+        if card.rank is Rank.KING:
+            s.kings_turned += 1
+            s.last_king = card
+        s.next_pile = p
+        return card
+
+    def _settle_carried(self, p: int) -> None:
+        """A card taken from ``p``, counted empty: if a card played on from after a wrong take was seen
+        taken from ``p``, it came from the pile play was at (which still counts one face down) instead."""
+        s = self._s
+        for k, (src, at) in enumerate(s.carried):
+            if src == p and s.down[at] > 0:
+                s.down[at] -= 1
+                s.down[p] += 1
+                del s.carried[k]
+                return
 
     def _on_see(self, ev: Event) -> tuple[Any, str]:
         s = self._s
