@@ -648,7 +648,12 @@ class Watcher:
             if pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source and \
                     s.height > (1.0 + (p.max_lying_scale - 1.0) / 2) * self.geometry.pile_size_at(pos[0], s.centre):
                 pos = None  # still over the pile it came from, a little up: held there (to be put back)
-        stays = pos is not None and moved < p.still_tolerance and (h.lying_at is None or h.lying_at[0] == pos[0])
+        # bigger than a card lying there by more than half the size scatter: held above the pile, coming
+        # down (a card paused on its way onto a stack, 0.19 out, was taken for one slid beneath: seed 8506)
+        lifted = pos is not None and \
+            s.height > (1.0 + (p.max_lying_scale - 1.0) / 2) * self.geometry.pile_size_at(pos[0], s.centre)
+        stays = pos is not None and not lifted and moved < p.still_tolerance and \
+            (h.lying_at is None or h.lying_at[0] == pos[0])
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
                 and not self._exchanging(h):
             # it lay at a pile and moves again: it was put down there, and is being picked up
@@ -671,7 +676,7 @@ class Watcher:
             h.stack_seen += 1
         elif pos is not None and self._stack_still(pos[0]):
             h.stack_hidden += 1
-        if h.still >= p.still_reads and pos is not None:
+        if h.still >= p.still_reads and pos is not None and not lifted:
             if h.lying_at is None:
                 h.lying_at = pos
                 h.lying_since = t
