@@ -11,8 +11,8 @@ Attach with ``bench_app.command("track")(bench_track)`` (see :mod:`companion.cli
 
 Seeds: 2000-2019 were used to develop the watcher (and 1000-1003 for an earlier check); 5000-5019 were
 measured once, and the one game that failed there (5009) was then looked at and fixed; 6000-6019, the
-default, were first run for the figure in the README; 8000-8019, 8100-8119, 8300-8319 and 8400-8419
-have each been run and looked at since. Pick a fresh range to measure again after changing
+default, were first run for the figure in the README; 8000-8019, 8100-8119, 8300-8319, 8400-8419
+and 8500-8519 have each been run and looked at since, and 8600-8619 run once (sixth session). Pick a fresh range to measure again after changing
 the watcher. The targets (:data:`TARGETS`) are printed beside the measured figures.
 """
 
@@ -107,16 +107,22 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
         matched = sum(blk.size for blk in sm.get_matching_blocks())
         matched_total += matched
         truth_total += len(want)
+        slowest: tuple[float, int, list] | None = None  # (ms, truth frame, event) of the game's latest verdict
         for blk in sm.get_matching_blocks():
             for k in range(blk.size):
                 e, _, fa = got[blk.a + k]
                 if e[0] in ("place", "move", "return"):
-                    latencies.append((fa - want[blk.b + k][2]) / game.fps * 1000.0)
+                    ms = (fa - want[blk.b + k][2]) / game.fps * 1000.0
+                    latencies.append(ms)
+                    if slowest is None or ms > slowest[0]:
+                        slowest = (ms, want[blk.b + k][2], e)
         frames_total += res.frames
         secs_total += secs
         per_game.append({"seed": s, "frames": res.frames, "fps": round(res.frames / max(secs, 1e-9), 1),
                          "exact": ok, "events": len(want), "followed": matched, "asks": res.asks,
-                         "flags": dict(gf), "truth_flags": dict(wf), "outcome_ok": outcome_ok})
+                         "flags": dict(gf), "truth_flags": dict(wf), "outcome_ok": outcome_ok,
+                         "slowest": None if slowest is None else
+                         {"ms": round(slowest[0], 1), "frame": slowest[1], "event": slowest[2]}})
         done += 1
         s += 1
         bar.update(1)

@@ -336,8 +336,12 @@ class Watcher:
         p = self.params
         self._pile_motion_update(frame.image)
         self._since_recognition += 1
+        # while a card is in play (taken, not yet judged put down) the scene may settle before its side is
+        # known (a card put back on top of its own stack waits for the stack to stay hidden): keep looking
+        # at the moving rate, not the settled one, or the verdict waits up to settled_every frames
+        in_play = self.hand is not None
         due = (self.gate.just_settled
-               or (settled and self._since_recognition >= p.settled_every)
+               or (settled and self._since_recognition >= (p.moving_every if in_play else p.settled_every))
                or (not settled and self._since_recognition >= p.moving_every))
         if not due:
             return []
