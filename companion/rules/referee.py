@@ -6,7 +6,8 @@ with the pile to take from next, or a flag naming what is wrong and the right
 action. After a flag it waits for the correction (a ``move`` of the card to its
 right pile and side, or a ``return`` of a wrongly taken card) and meanwhile keeps
 judging the rest of play, so that one mistake is flagged once, not again at
-every later card.
+every later card. A card put back face down on the wrong pile lies there: play
+goes on, and taking it off that pile again to put it back is the correction.
 
 It never uses the pile a card went to as evidence of what the card is: the
 identity comes only from ``see`` events.
@@ -102,6 +103,17 @@ class _Hand:
     expected: Card | None = None  # known identity (a card that was put back face down)
     placed: tuple[int, str] | None = None  # put down before it could be read
     phantom: bool = False  # taken from a pile we counted as empty: putting it back adds nothing
+    misreturn: _Misreturn | None = None  # taken back off the wrong pile it was put back on: the fix
+
+
+@dataclass
+class _Misreturn:
+    """A card put back face down on the wrong pile: it lies on top of ``pile`` and belongs on ``source``."""
+
+    pile: int
+    source: int
+    card: Card | None  # None: never read
+    fault: Flag | None  # why it was to go back (None: a legal card put back)
 
 
 @dataclass
@@ -124,6 +136,7 @@ class _State:
     # played on from: it may have come from either, so a take from the first one counted empty settles it
     carried: list[tuple[int, int]] = field(default_factory=list)
     source_unknown: bool = False  # the last card was never read, so its home (the next pile) is unknown
+    misreturned: list[_Misreturn] = field(default_factory=list)  # put back face down on the wrong pile
 
     @property
     def face_up(self) -> int:
@@ -248,9 +261,15 @@ class Referee:
 
     def _with_reminder(self, code: Any, message: str) -> str:
         s = self._s
-        if code != OK or not s.misplaced:
+        if code != OK or not (s.misplaced or s.misreturned):
             return message
-        return f"{message} (Still waiting: {self._fix_text(next(iter(s.misplaced)))})"
+        fix = self._fix_text(next(iter(s.misplaced))) if s.misplaced else self._misreturn_text(s.misreturned[0])
+        return f"{message} (Still waiting: {fix})"
+
+    @staticmethod
+    def _misreturn_text(r: _Misreturn) -> str:
+        what = _the(r.card) if r.card else "the card"
+        return f"take {what} off {pile_name(r.pile)} and put it back face down on {pile_name(r.source)}."
 
     def _fix_text(self, card: Card) -> str:
         flag = self._s.misplaced[card]
@@ -278,6 +297,9 @@ class Referee:
             s.unread += 1
             s.hand = None
             s.source_unknown = True
+        fix = None if ev.not_top else self._misreturned_on_top(p)
+        if fix is not None:
+            return self._take_back(fix)
         fault: Flag | None = None
         msg = ""
         played_on = None
@@ -316,6 +338,34 @@ class Referee:
         if fault is not None:
             return fault, msg
         return OK, msg + self._after_turn_message()
+
+    def _misreturned_on_top(self, p: int) -> _Misreturn | None:
+        """The card put back on ``p`` by mistake, if it is still the top face-down card there."""
+        s = self._s
+        mine = [r for r in s.misreturned if r.pile == p]
+        if not mine:
+            return None
+        r = mine[-1]
+        top = s.known_top[p][-1] if s.known_top[p] else None
+        return r if top == r.card else None
+
+    def _take_back(self, r: _Misreturn) -> tuple[Any, str]:
+        """The card put back on the wrong pile is taken off it again: the fix under way, not a new mistake."""
+        s = self._s
+        s.misreturned.remove(r)
+        phantom = s.down[r.pile] == 0
+        if not phantom:
+            s.down[r.pile] -= 1
+        if r.card is not None:
+            s.known_top[r.pile].pop()
+            s.hidden_known.discard(r.card)
+        fault = r.fault
+        if fault is None and (s.next_pile != r.source or self._ended() or s.declared is not None):
+            fault = Flag.WRONG_SOURCE_PILE  # a legal card, but play has moved on from its pile: it goes back
+        s.hand = _Hand(source=r.source, fault=fault, expected=r.card, phantom=phantom, misreturn=r)
+        what = _the(r.card) if r.card else "the card"
+        return OK, (f"That is {what} put on {pile_name(r.pile)} by mistake: "
+                    f"put it back face down on {pile_name(r.source)}.")
 
     def _played_on(self, p: int) -> Card | None:
         """The card last taken from a wrong pile, if the player played on from it instead of putting it
@@ -379,6 +429,11 @@ class Referee:
                                          "Please show me the corner of the card again.")
         if h.expected is not None and card != h.expected:
             s.hidden_known.discard(h.expected)  # our memory of that pile was wrong
+            if h.misreturn is not None:
+                wrong = self._not_misreturned(h)
+                if wrong is not None:
+                    h.card = card
+                    return wrong
         h.card = card
         if h.fault is None and card.rank is Rank.KING:
             s.kings_turned += 1
@@ -394,6 +449,32 @@ class Referee:
         if card.rank is Rank.KING and self._ended():
             return OK, f"{_the(card).capitalize()}: the fourth king. Put it beneath the centre."
         return OK, f"{_the(card).capitalize()}. {self._place_text(card)}"
+
+    def _not_misreturned(self, h: _Hand) -> tuple[Any, str] | None:
+        """The card taken off a pile a card was seen put back on by mistake is another one: that card was
+        put back where it belonged after all (the camera misjudged the pile). Counts move back, and the card
+        in the hand is an ordinary take from that pile; the flag if play is not there."""
+        s = self._s
+        r = h.misreturn
+        assert r is not None and r.card is not None
+        if s.down[r.pile] > 0:
+            s.down[r.pile] -= 1
+            s.down[r.source] += 1
+        s.known_top[r.source].append(r.card)
+        s.hidden_known.add(r.card)
+        h.source, h.expected, h.misreturn, h.fault = r.pile, None, None, None
+        p = r.pile
+        if self._ended() or s.declared is not None:
+            h.fault = Flag.PLAY_AFTER_END
+            return h.fault, (f"The game is over: the fourth king is up ({self._result_text()}). "
+                             f"Put the card back face down on {pile_name(p)}.")
+        if p != s.next_pile and not s.source_unknown:
+            h.fault = Flag.WRONG_SOURCE_PILE
+            return h.fault, (f"That card came from {pile_name(p)}, but the next card comes from "
+                             f"{pile_name(s.next_pile)}. Put it back face down on {pile_name(p)} and take the top "
+                             f"card of {pile_name(s.next_pile)}.")
+        s.source_unknown = False
+        return None
 
     def _place_text(self, card: Card) -> str:
         return f"Put it beneath {pile_name(card.home_pile)}."
@@ -477,7 +558,7 @@ class Referee:
         h = s.hand
         card: Card | None
         if h is not None:
-            source, card = h.source, h.card
+            source, card = h.source, (h.card if h.card is not None else h.expected)
         else:
             faulty = [c for c, f in s.misplaced.items()
                       if f in _TAKEN_BY_MISTAKE]
@@ -485,10 +566,11 @@ class Referee:
                 return OK, "I saw a card put back, but nothing needed to go back."
             card = faulty[-1]
             source = self._s.pending_source.get(card, p)
-        if p != source:
-            what = _the(card) if card else "that card"
-            return Flag.WRONG_TARGET_PILE, (f"{what.capitalize()} came from {pile_name(source)}. "
-                                            f"Put it back face down on {pile_name(source)}.")
+        # A card taken from a pile counted empty came from a pile we cannot tell: anywhere is taken as right.
+        wrong_pile = p != source and not (h is not None and h.phantom)
+        if wrong_pile:
+            # It now lies face down on top of p: one flag, then play goes on and the fix is remembered.
+            s.misreturned.append(_Misreturn(p, source, card, h.fault if h is not None else s.misplaced.get(card)))
         if h is not None:
             s.hand = None
             if h.card is not None and h.fault is None and h.card.rank is Rank.KING:
@@ -497,11 +579,20 @@ class Referee:
             assert card is not None
             s.where.pop(card, None)
             s.misplaced.pop(card, None)
+            if wrong_pile:
+                s.pending_source.pop(card, None)
         if not (h is not None and h.phantom):
             s.down[p] += 1
         if card is not None:
             s.known_top[p].append(card)
             s.hidden_known.add(card)
+        if wrong_pile:
+            what = _the(card) if card else "that card"
+            return Flag.WRONG_TARGET_PILE, (f"{what.capitalize()} came from {pile_name(source)}, not "
+                                            f"{pile_name(p)}. Take it off {pile_name(p)} and put it back face down "
+                                            f"on {pile_name(source)}.")
+        if h is not None and h.misreturn is not None:
+            return OK, f"Thank you, that is fixed. {self._take_next()}"
         if h is not None and h.fault is None:
             return OK, f"Card put back on {pile_name(p)}. {self._take_next()}"
         return OK, f"Thank you. {self._take_next()}"

@@ -78,3 +78,80 @@ def test_undo_of_playing_on_restores_the_pending_correction():
     ref.observe(["turn", 3])
     ref.pop()
     assert [str(c) for c in ref.pending_corrections] == ["3C"] and ref.next_pile == 1
+
+
+# -- a card put back face down on the wrong pile ------------------------------------------
+WRONG_RETURN = START + [["turn", 2], ["see", "3C"], ["return", 5]]  # 3C came from 2 o'clock
+
+
+def test_return_to_the_wrong_pile_is_flagged_once():
+    """The card lies face down on 5 o'clock now, not in the hand: the next card from 1 o'clock is fine."""
+    ref = Referee()
+    got = codes(ref, WRONG_RETURN + [["turn", 1], ["see", "2C"], ["place", 2, "under"], ["turn", 2]])
+    assert got[3:] == [Flag.WRONG_SOURCE_PILE.value, OK, Flag.WRONG_TARGET_PILE.value] + [OK] * 4
+    assert "put it back face down on 2 o'clock" in ref.verdicts[5].message
+    assert ref.face_down_counts[5] == 5 and ref.face_down_counts[2] == 2
+    assert "Still waiting: take the three of clubs off 5 o'clock" in ref.verdicts[6].message
+
+
+def _state(ref: Referee):
+    return ref.face_down_counts, ref.face_up_count, ref.face_up_cards, ref.pending_corrections, ref.next_pile
+
+
+def test_taking_the_card_back_off_the_wrong_pile_is_the_correction():
+    """Turn 5 o'clock (its known top card, the 3C) and put it back on 2 o'clock: no flag, and the table
+    is as if the card had gone straight back, down to the 3C known on top of 2 o'clock."""
+    play = [["turn", 1], ["see", "2C"], ["place", 2, "under"]]
+    after = [["turn", 2], ["see", "3C"], ["place", 3, "under"]]
+    for fix in ([["turn", 5], ["see", "3C"], ["return", 2]], [["turn", 5], ["return", 2]]):
+        clean, ref = Referee(), Referee()
+        codes(clean, START + [["turn", 2], ["see", "3C"], ["return", 2]] + play)
+        got = codes(ref, WRONG_RETURN + play + fix)
+        assert got.count(Flag.WRONG_TARGET_PILE.value) == 1 and got[-len(fix):] == [OK] * len(fix)
+        assert "fixed" in ref.verdicts[-1].message and "Still waiting" not in ref.verdicts[-1].message
+        assert _state(ref) == _state(clean)
+        said = [(v.code, v.message, v.next_pile) for v in ref.observe_all(after)]
+        assert said == [(v.code, v.message, v.next_pile) for v in clean.observe_all(after)]
+
+
+def test_a_misreturned_face_up_card_is_fixed_the_same_way():
+    """Taken by mistake and laid face up, then turned face down on the wrong pile: it lies there too."""
+    ref = Referee()
+    got = codes(ref, START + [["turn", 2], ["see", "3C"], ["place", 3, "under"], ["return", 5],
+                              ["turn", 5], ["return", 2], ["turn", 1]])
+    assert got[3:] == [Flag.WRONG_SOURCE_PILE.value, OK, OK, Flag.WRONG_TARGET_PILE.value, OK, OK, OK]
+    assert ref.pending_corrections == [] and ref.face_down_counts[2] == 4 and ref.face_down_counts[5] == 4
+
+
+def test_seen_put_back_on_the_wrong_pile_but_another_card_comes_off_it():
+    """The camera misjudged the pile: the card taken off 5 o'clock later is not the 3C. The 3C went back
+    to 2 o'clock after all; play is followed and the counts move back."""
+    ref = Referee()
+    got = codes(ref, WRONG_RETURN + [["turn", 1], ["see", "5C"], ["place", 5, "under"],
+                                     ["turn", 5], ["see", "6C"], ["place", 6, "under"]])
+    assert got[5:] == [Flag.WRONG_TARGET_PILE.value] + [OK] * 6
+    assert ref.face_down_counts[2] == 4 and ref.face_down_counts[5] == 3 and ref.next_pile == 6
+
+
+def test_undo_across_a_wrong_pile_return():
+    ref = Referee()
+    codes(ref, WRONG_RETURN[:-1])
+    before = (_state(ref), ref.card_in_hand, ref.hand_source)
+    codes(ref, [["return", 5], ["turn", 1], ["see", "2C"], ["place", 2, "under"], ["turn", 5], ["return", 2]])
+    for _ in range(6):
+        ref.pop()
+    assert (_state(ref), ref.card_in_hand, ref.hand_source) == before
+    assert codes(ref, [["return", 5], ["turn", 5], ["return", 2]]) == [Flag.WRONG_TARGET_PILE.value, OK, OK]
+
+
+def test_a_legal_king_put_back_on_the_wrong_pile_is_no_longer_up():
+    """The fourth king put back face down on 5 o'clock does not end the game; played from there it does."""
+    kings = [["turn", 13], ["see", "KC"], ["place", 13, "under"],
+             ["turn", 13], ["see", "KD"], ["place", 13, "under"],
+             ["turn", 13], ["see", "KH"], ["place", 13, "under"]]
+    ref = Referee()
+    got = codes(ref, kings + [["turn", 13], ["see", "KS"], ["return", 5]])
+    assert got[-1] == Flag.WRONG_TARGET_PILE.value and not ref.is_over() and ref.next_pile == 13
+    assert codes(ref, [["turn", 5], ["see", "KS"], ["place", 13, "under"]]) == [OK] * 3
+    assert ref.is_over() and ref.outcome()["last_card"] == "KS"
+    assert ref.face_down_counts[13] == 0 and ref.face_down_counts[5] == 4
