@@ -341,7 +341,8 @@ class GameTracker:
             "face_down": ref.face_down_counts,
             "next_pile": ref.next_pile,
             "card_in_hand": str(ref.card_in_hand) if ref.card_in_hand else None,
-            "pending_corrections": [str(c) for c in ref.pending_corrections],
+            # null: a card put back face down on the wrong pile before it was read (see Referee.pending_corrections)
+            "pending_corrections": [str(c) if c is not None else None for c in ref.pending_corrections],
             "frames": self.result.frames,
         }
 

@@ -186,6 +186,11 @@ class Phraser:
             return [Prompt(msg, 2, "praise", f)]
         if kind == "turn":
             self._turns += 1
+            if info.taken_back:  # the card put back on the wrong pile, taken off it again: say where it goes
+                if child:
+                    return [Prompt.of("hint", f"Yes, that's the one! Now put it back face down on "
+                                              f"{self._where(info.source)}.", f)]
+                return [Prompt.of("hint", msg, f)]
             if child and self._turns <= 2:
                 return [Prompt.of("next", "Turn it over so I can see it!", f)]
             return []
@@ -208,6 +213,11 @@ class Phraser:
         if kind == "declare" and msg.startswith("Look again"):
             return [Prompt.of("status", msg, f)]
         return []
+
+    @staticmethod
+    def _where(p: int | None) -> str:
+        """A pile in a child's words, or where the card came from when that is not known."""
+        return hour_words(p) if p is not None else "the pile it came from"
 
     def _source_of(self, msg: str) -> int | None:
         m = re.search(r"on (\d+) o'clock|on the centre", msg)
@@ -289,8 +299,19 @@ class Phraser:
         if m.flag == Flag.DUPLICATE_CARD.value:
             return ("Can you show me the corner of the card again?" if self.child
                     else "Please show me the corner of the card again.")
-        if m.flag in TAKEN_BY_MISTAKE or (m.flag in POSITION_FLAGS and self._is_taken(card)):
-            src = self._source_for(m)
+        wrong = self.reader.misreturn_of(m)
+        if wrong is not None and wrong[0] is not None:  # it lies face down on the wrong pile
+            on, to = wrong
+            if self.child:
+                r = _rank_of(card)
+                return (f"Take {'that ' + r.word if r else 'that card'} off {hour_words(on)} and put it back "
+                        f"face down on {self._where(to)}.")
+            what = f"the {Card.parse(card).name}" if card else "the card"
+            return (f"Take {what} off {pile_name(on)} and put it back face down on "
+                    f"{pile_name(to) if to is not None else 'the pile it came from'}.")
+        # taken off it again (wrong[0] None), it goes back face down on its own pile, like a card taken by mistake
+        if wrong is not None or m.flag in TAKEN_BY_MISTAKE or (m.flag in POSITION_FLAGS and self._is_taken(card)):
+            src = wrong[1] if wrong is not None else self._source_for(m)
             if self.child:
                 r = _rank_of(card)
                 return f"Put {'that ' + r.word if r else 'that card'} back face down on {hour_words(src)}."
@@ -321,7 +342,12 @@ class Phraser:
         flag, card, ev = info.verdict, info.card, info.event
         pile = ev[1] if len(ev) > 1 and isinstance(ev[1], int) else None
         if flag == Flag.WRONG_TARGET_PILE.value:
-            if info.event_kind == "return" or "was taken by mistake" in msg or info.taken_by_mistake:
+            if info.event_kind == "return":  # it lies face down on the wrong pile: name both piles
+                src = info.source if info.source is not None else _num(r"came from (\d+) o'clock", msg)
+                src = src if src is not None else (CENTRE if "came from the centre" in msg else None)
+                return (f"{_that(card)} came from {self._where(src)}. Can you take it off "
+                        f"{self._where(pile)} and put it back there, face down?")
+            if "was taken by mistake" in msg or info.taken_by_mistake:
                 src = self._source_of(msg) if "came from" not in msg else _num(r"came from (\d+) o'clock", msg)
                 src = src if src is not None else (CENTRE if "came from the centre" in msg else None)
                 return f"That card came from {hour_words(src)}. Please put it back there, face down."

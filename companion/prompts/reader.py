@@ -69,6 +69,7 @@ class Mistake:
     corrected_at_frame: int | None = None
     how: str | None = None
     fixable: bool = True  # False when there is nothing on the table to put right
+    put_back: bool = False  # flagged as it was put back face down (on the wrong pile), not laid face up
 
     @property
     def needs_fix(self) -> bool:
@@ -87,7 +88,8 @@ class RowInfo:
     know, e.g. a session log's own prompt rows: ignored). ``card`` is the card the row is about
     (read, put down, moved, put back) when known; ``source`` the pile the card in hand came from;
     ``placed_ok`` is a correct placement beneath the home pile; ``fixed`` the mistakes this row put
-    right; ``new_mistake`` the mistake it flagged."""
+    right; ``new_mistake`` the mistake it flagged; ``taken_back`` a card taken off the pile it was put
+    back on by mistake (``source`` is then the pile it goes back on)."""
 
     kind: str
     row: dict[str, Any]
@@ -104,6 +106,7 @@ class RowInfo:
     fixed: tuple[Mistake, ...] = ()
     new_mistake: Mistake | None = None
     taken_by_mistake: bool = False
+    taken_back: bool = False  # a card put back on the wrong pile, taken off it again: the fix under way
 
     @property
     def event_kind(self) -> str | None:
@@ -115,11 +118,35 @@ class RowInfo:
 
 
 @dataclass
+class _Misreturn:
+    """A card put back face down on the wrong pile (the referee's ``_Misreturn``): it lies on ``pile`` until
+    it is taken off again and put back on ``source``, which fixes ``ids``."""
+
+    pile: int | None
+    source: int | None
+    card: str | None  # None: never read
+    ids: list[int]  # the mistakes that fix puts right: the wrong-pile flag, and a wrong take before it
+    back: bool  # it was taken by mistake: it must go back face down, not be played
+
+
+@dataclass
 class _Hand:
     source: int | None
     card: str | None = None
     mistakes: list[int] = field(default_factory=list)  # indexes of taken-by-mistake flags
     placed_at: int | None = None  # put down before it could be read, at this pile
+    expected: str | None = None  # the card known to be the one taken (taken back off the wrong pile)
+    fixing: _Misreturn | None = None  # taken back off the wrong pile it was put back on
+    back: bool = False  # must go back face down without a flag of its own (see _on_turn)
+
+    @property
+    def faulty(self) -> bool:
+        return bool(self.mistakes) or self.back
+
+    def owed(self) -> list[int]:
+        """The mistakes still waiting on this card."""
+        extra = self.fixing.ids if self.fixing is not None else []
+        return self.mistakes + [i for i in extra if i not in self.mistakes]
 
 
 @dataclass
@@ -128,6 +155,8 @@ class _State:
     mistakes: list[Mistake] = field(default_factory=list)
     pending: dict[str, list[int]] = field(default_factory=dict)  # face-up card -> its unfixed mistakes
     taken_order: list[str] = field(default_factory=list)  # face-up cards taken by mistake, oldest first
+    taken_from: dict[str, int] = field(default_factory=dict)  # face-up card taken by mistake -> its pile
+    misreturned: list[_Misreturn] = field(default_factory=list)  # put back face down on the wrong pile
     reread: list[int] = field(default_factory=list)  # DUPLICATE_CARD flags waiting for a good read
     kings: set[str] = field(default_factory=set)
     placements: int = 0
@@ -143,6 +172,10 @@ def _card(text: Any) -> str | None:
 
 def _int(x: Any) -> int | None:
     return x if isinstance(x, int) and not isinstance(x, bool) else None
+
+
+def _pile(p: int | None) -> str:
+    return pile_name(p) if p is not None else "the pile it came from"
 
 
 class PlayReader:
@@ -162,9 +195,26 @@ class PlayReader:
 
     def pending(self) -> list[Mistake]:
         """Mistakes on the table still waiting for their fix, oldest first."""
-        idx = sorted({i for ids in self._s.pending.values() for i in ids} | set(self._s.reread)
-                     | set(self._s.hand.mistakes if self._s.hand else ()))
-        return [self._s.mistakes[i] for i in idx]
+        s = self._s
+        idx = sorted({i for ids in s.pending.values() for i in ids} | set(s.reread)
+                     | set(s.hand.owed() if s.hand else ()) | {i for r in s.misreturned for i in r.ids})
+        return [s.mistakes[i] for i in idx]
+
+    def misreturn_of(self, m: Mistake) -> tuple[int | None, int | None] | None:
+        """For a mistake waiting on a card put back face down on the wrong pile: (the pile it lies on, the pile
+        it goes back on), the first None once it is back in the hand and must go back; else None. Its fix is
+        not the flag's usual one (a move, or putting back a card in the hand), so the phrases ask for this."""
+        s = self._s
+        i = next((k for k, x in enumerate(s.mistakes) if x is m), None)
+        if i is None:
+            return None
+        for r in s.misreturned:
+            if i in r.ids:
+                return r.pile, r.source
+        h = s.hand
+        if h is not None and h.fixing is not None and i in h.fixing.ids and h.back:
+            return None, h.source
+        return None
 
     @property
     def placements(self) -> int:
@@ -179,10 +229,12 @@ class PlayReader:
     @property
     def hand_faulty(self) -> bool:
         """The card in the hand was taken by mistake (it must go back)."""
-        return bool(self._s.hand and self._s.hand.mistakes)
+        return bool(self._s.hand and self._s.hand.faulty)
 
     @property
     def hand_source(self) -> int | None:
+        """The pile the card in the hand came from, where it goes back if it must: for a card taken back off
+        the wrong pile it was put back on, its own pile (as the referee's message names it)."""
         return self._s.hand.source if self._s.hand else None
 
     def undo(self) -> bool:
@@ -229,11 +281,15 @@ class PlayReader:
                 out.append(m)
         return out
 
-    def _pend(self, card: str, ids: list[int]) -> None:
+    def _pend(self, card: str, ids: list[int], taken: bool = False, source: int | None = None) -> None:
+        """``card`` lies face up with mistakes ``ids`` waiting; ``taken``: it must go back face down (on
+        ``source``) even without a taken-by-mistake flag among them."""
         s = self._s
         s.pending.setdefault(card, []).extend(i for i in ids if i not in s.pending.get(card, []))
-        if any(s.mistakes[i].flag in TAKEN_BY_MISTAKE for i in ids) and card not in s.taken_order:
+        if (taken or any(s.mistakes[i].flag in TAKEN_BY_MISTAKE for i in ids)) and card not in s.taken_order:
             s.taken_order.append(card)
+        if card in s.taken_order and source is not None:
+            s.taken_from[card] = source
 
     def _taken_pending(self, card: str) -> bool:
         return any(self._s.mistakes[i].flag in TAKEN_BY_MISTAKE for i in self._s.pending.get(card, []))
@@ -244,6 +300,14 @@ class PlayReader:
         pile = _int(b["event"][1]) if len(b["event"]) > 1 else None
         v = b["verdict"]
         if v == "ok":
+            r = self._taken_back(pile, b["message"])
+            if r is not None:
+                s.misreturned.remove(r)
+                # The referee also sends back a card that was rightly taken once play has moved on from its
+                # pile, without a flag; the previous row's next pile tells (None: the game is over).
+                back = r.back or s.next_pile != r.source
+                s.hand = _Hand(r.source, expected=r.card, fixing=r, back=back)
+                return {"source": r.source, "card": r.card, "taken_back": True, "taken_by_mistake": back}
             s.hand = _Hand(pile)
             return {"source": pile}
         if s.hand is not None and b["message"].startswith("One card at a time"):
@@ -253,6 +317,14 @@ class PlayReader:
         i, m = self._flag(b, None, pile)
         s.hand = _Hand(pile, mistakes=[i] if v in TAKEN_BY_MISTAKE else [])
         return {"source": pile, "new_mistake": m, "taken_by_mistake": v in TAKEN_BY_MISTAKE}
+
+    def _taken_back(self, pile: int | None, message: str) -> _Misreturn | None:
+        """The card put back on ``pile`` by mistake, when the referee says this take is that card taken off it
+        again (it decides: a card put on top of it since hides it)."""
+        if " by mistake: put it back face down on " not in message:
+            return None
+        mine = [r for r in self._s.misreturned if r.pile == pile]
+        return mine[-1] if mine else None
 
     def _on_see(self, b: dict[str, Any]) -> dict[str, Any]:
         s = self._s
@@ -270,6 +342,12 @@ class PlayReader:
                 return {"card": card, "fixed": tuple(fixed)}
             s.hand = _Hand(s.next_pile)  # the take was not observed: the referee inferred it from the pile play was at
         h = s.hand
+        if h.fixing is not None and h.expected is not None and card is not None and card != h.expected:
+            # Another card came off the pile the card was seen put back on: the referee takes it that the camera
+            # misjudged that pile and the card went back on its own after all. Not this row's fix: kept quiet.
+            r = h.fixing
+            self._fix(r.ids, b["frame"], f"put back face down on {_pile(r.source)} after all")
+            s.hand = h = _Hand(r.pile)
         extra: dict[str, Any] = {"card": card, "source": h.source, "fixed": tuple(fixed)}
         if v != "ok":
             i, m = self._flag(b, card, h.placed_at if v in POSITION_FLAGS and h.placed_at else h.source)
@@ -279,23 +357,28 @@ class PlayReader:
                 extra["taken_by_mistake"] = True
             elif v in POSITION_FLAGS and card:  # put down before it was read, judged now
                 s.hand = None
-                self._pend(card, [i] + h.mistakes)
+                self._pend(card, [i] + h.owed(), h.faulty, h.source)
                 return extra
         if h.card is None and card is not None:
             h.card = card
-            for i in h.mistakes:
+            for i in h.owed():
                 if s.mistakes[i].card is None:
                     s.mistakes[i].card = card
-            if not h.mistakes and card.startswith("K") and v == "ok":
+            if h.fixing is not None and h.fixing.card is None:
+                h.fixing.card = card
+            if not h.faulty and card.startswith("K") and v == "ok":
                 s.kings.add(card)
-        extra["taken_by_mistake"] = bool(h.mistakes)
+        extra["taken_by_mistake"] = h.faulty
         if v == "ok" and msg.startswith(("Good.", "That was the fourth king")):  # put down unread, judged now: right
             s.hand = None
-            s.placements += 1
-            extra["placed_ok"] = True
+            if h.fixing is not None:
+                extra["fixed"] += tuple(self._fix(h.owed(), b["frame"], f"taken off {_pile(h.fixing.pile)} and played"))
+            else:
+                s.placements += 1
+                extra["placed_ok"] = True
         elif v == "ok" and " was taken by mistake" in msg and card:  # put down unread at its home
             s.hand = None
-            self._pend(card, h.mistakes)
+            self._pend(card, h.owed(), True, h.source)
         return extra
 
     def _put_down(self, b: dict[str, Any], card: str | None, pile: int | None) -> dict[str, Any]:
@@ -304,11 +387,14 @@ class PlayReader:
         v = b["verdict"]
         s.hand = None
         extra: dict[str, Any] = {"card": card, "source": h.source if h else None}
-        faulty = list(h.mistakes) if h else []
-        extra["taken_by_mistake"] = bool(faulty)
+        faulty = h is not None and h.faulty
+        owed = h.owed() if h else []
+        extra["taken_by_mistake"] = faulty
         if v == "ok":
             if faulty and card:
-                self._pend(card, faulty)
+                self._pend(card, owed, True, h.source if h else None)
+            elif h is not None and h.fixing is not None:  # taken back off the wrong pile and played: fixed too
+                extra["fixed"] = tuple(self._fix(owed, b["frame"], f"taken off {_pile(h.fixing.pile)} and played"))
             else:
                 s.placements += 1
                 extra["placed_ok"] = True
@@ -316,7 +402,7 @@ class PlayReader:
         i, m = self._flag(b, card, pile)
         extra["new_mistake"] = m
         if card:
-            self._pend(card, faulty + [i])
+            self._pend(card, owed + [i], faulty, h.source if h else None)
         return extra
 
     def _on_place(self, b: dict[str, Any]) -> dict[str, Any]:
@@ -355,22 +441,34 @@ class PlayReader:
         how = f"put back face down on {pile_name(pile)}" if pile else "put back face down"
         h = s.hand
         if b["verdict"] != "ok":
-            card = h.card if h else (s.taken_order[-1] if s.taken_order else None)
-            i, m = self._flag(b, card, pile)
+            # Put back on the wrong pile: as for the referee, the card now lies face down there, out of the
+            # hand (or off the table); taking it off that pile again and putting it back fixes this flag and
+            # the mistakes it still owed.
             if h is not None:
-                h.mistakes.append(i)
-            elif card:
-                self._pend(card, [i])
-            return {"card": card, "new_mistake": m}
+                s.hand = None
+                card, ids, source, back = h.card or h.expected, h.owed(), h.source, h.faulty
+                if h.card and h.card.startswith("K") and not back:
+                    s.kings.discard(h.card)  # a legal card put back: its turn is undone
+            else:
+                card = s.taken_order.pop() if s.taken_order else None
+                ids = s.pending.pop(card, []) if card else []
+                source, back = s.taken_from.pop(card, None) if card else None, True
+            i, m = self._flag(b, card, pile)
+            m.put_back = True
+            s.misreturned.append(_Misreturn(pile, source, card, ids + [i], back))
+            return {"card": card, "source": source, "new_mistake": m, "taken_by_mistake": back}
         if h is not None:
             s.hand = None
-            if h.card and h.card.startswith("K") and not h.mistakes:
+            if h.card and h.card.startswith("K") and not h.faulty:
                 s.kings.discard(h.card)  # a legal card put back: its turn is undone
-            fixed = self._fix(h.mistakes, b["frame"], how)
-            return {"card": h.card, "source": h.source, "fixed": tuple(fixed)}
+            if h.fixing is not None:
+                how = f"taken off {_pile(h.fixing.pile)} and {how}"
+            fixed = self._fix(h.owed(), b["frame"], how)
+            return {"card": h.card or h.expected, "source": h.source, "fixed": tuple(fixed)}
         if not s.taken_order:
             return {}
         card = s.taken_order.pop()
+        s.taken_from.pop(card, None)
         fixed = self._fix(s.pending.pop(card, []), b["frame"], how)
         return {"card": card, "fixed": tuple(fixed)}
 

@@ -56,6 +56,8 @@ _CHILD_WORDS = {
     Flag.PREMATURE_END.value: "stopping too early",
     Flag.FALSE_WIN.value: "saying 'won' too soon",
 }
+#: A card flagged as it was put back face down on the wrong pile (``Mistake.put_back``).
+_PUT_BACK_WORDS, _PUT_BACK_CHILD = "put back face down on the wrong pile", "went back on the wrong pile"
 _NO_CARD = {Flag.EXCHANGE_NOT_ALLOWED.value, Flag.PREMATURE_END.value, Flag.FALSE_WIN.value}
 
 
@@ -200,8 +202,8 @@ class GameSummary:
             else:
                 lines.append(f"You fixed {len(fixed)} of {len(ms)} mix-up{'s' if len(ms) != 1 else ''}:"
                              if fixed else f"{len(ms)} mix-up{'s' if len(ms) != 1 else ''}:")
-                for m in ms:
-                    lines.append("- " + self._child_line(m))
+                for m, x in zip(ms, self.reader.mistakes):
+                    lines.append("- " + self._child_line(m, x.put_back))
             return "\n".join(lines)
         if j["result"] == "won":
             lines.append("Won: all 52 cards face up.")
@@ -224,14 +226,14 @@ class GameSummary:
             else:
                 state = f"{len(fixed)} of {len(needing)} corrected"
             lines.append(f"{len(ms)} mistake{plural}, {state}:")
-            for m in ms:
-                lines.append("- " + self._line(m))
+            for m, x in zip(ms, self.reader.mistakes):
+                lines.append("- " + self._line(m, x.put_back))
         if self.asks:
             lines.append(f"Asked to show a card's corner {self.asks} time{'s' if self.asks != 1 else ''}.")
         return "\n".join(lines)
 
-    def _line(self, m: dict[str, Any]) -> str:
-        words = FLAG_WORDS.get(m["flag"], m["flag"])
+    def _line(self, m: dict[str, Any], put_back: bool = False) -> str:
+        words = _PUT_BACK_WORDS if put_back else FLAG_WORDS.get(m["flag"], m["flag"])
         name = _card_name(m["card"])
         what = words if m["flag"] in _NO_CARD else f"{'the ' + name if name else 'a card'} {words}"
         if m["corrected_at_frame"] is not None:
@@ -242,8 +244,8 @@ class GameSummary:
             tail = ": not corrected."
         return f"{self._when(m['frame'])}: {what}{tail}"
 
-    def _child_line(self, m: dict[str, Any]) -> str:
-        words = _CHILD_WORDS.get(m["flag"], m["flag"])
+    def _child_line(self, m: dict[str, Any], put_back: bool = False) -> str:
+        words = _PUT_BACK_CHILD if put_back else _CHILD_WORDS.get(m["flag"], m["flag"])
         name = _card_name(m["card"])
         if m["flag"] in _NO_CARD:
             return words[0].upper() + words[1:] + "."

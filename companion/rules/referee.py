@@ -184,8 +184,12 @@ class Referee:
         return dict(self._s.where)
 
     @property
-    def pending_corrections(self) -> list[Card]:
-        return list(self._s.misplaced)
+    def pending_corrections(self) -> list[Card | None]:
+        """Cards waiting for their fix: face-up cards to move or put back, then cards put back face down on
+        the wrong pile (to take off it again). None is such a card put back before it was read: it waits
+        all the same, and leaving it out would report nothing to fix."""
+        s = self._s
+        return list(s.misplaced) + [r.card for r in s.misreturned]
 
     @property
     def card_in_hand(self) -> Card | None:
@@ -193,8 +197,14 @@ class Referee:
 
     @property
     def hand_source(self) -> int | None:
-        """The pile the card in the hand was taken from (None when the hand is empty)."""
-        return self._s.hand.source if self._s.hand else None
+        """The pile the card in the hand was taken from (None when the hand is empty). For a card taken back
+        off the wrong pile it was put back on, that pile, not the one it goes back on: a resumed watcher
+        (:meth:`~companion.vision.watcher.Watcher.restore`) follows the hand from there, as the uninterrupted
+        one did from the turn it saw there."""
+        h = self._s.hand
+        if h is None:
+            return None
+        return h.misreturn.pile if h.misreturn is not None else h.source
 
     @property
     def next_pile(self) -> int | None:

@@ -85,3 +85,18 @@ def test_a_restored_game_with_a_card_already_in_the_hand_goes_on_without_repeati
     want = judged[cut + 1:]
     assert want
     assert [(r["event"], r["verdict"]) for r in later] == [(r["event"], r["verdict"]) for r in want]
+
+
+def test_a_restored_status_lists_a_card_left_on_the_wrong_pile():
+    """A resumed game's referee (no frames needed): the card put back on the wrong pile is a pending correction
+    in the status, and, stopped while it was being taken off that pile again, the hand comes from that pile."""
+    start = [["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"], ["return", 5]]
+    rows = [{"frame": i, "event": e, "verdict": "ok"} for i, e in enumerate(start)]  # replay judges them again
+    ref = Referee()
+    replay_rows(ref, rows)
+    assert GameTracker(lambda frame: None, referee=ref).state()["pending_corrections"] == ["3C"]
+    replay_rows(ref, [{"frame": 6, "event": ["turn", 5], "verdict": "ok"}])
+    assert ref.hand_source == 5 and GameTracker(lambda frame: None, referee=ref).state()["pending_corrections"] == []
+    unread = Referee()
+    replay_rows(unread, rows[:4] + [{"frame": 4, "event": ["return", 5], "verdict": "WRONG_TARGET_PILE"}])
+    assert GameTracker(lambda frame: None, referee=unread).state()["pending_corrections"] == [None]

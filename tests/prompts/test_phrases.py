@@ -277,3 +277,23 @@ def test_odd_rows_never_raise():
                     ph.for_row(r)
                     s.add(r)
                 s.text(child=child)
+
+
+@pytest.mark.parametrize("child", [False, True])
+def test_a_card_put_back_on_the_wrong_pile_is_asked_off_it_and_thanked(child):
+    """3C taken from 2 o'clock by mistake, put back face down on 5 o'clock; later taken off 5 and put back on 2."""
+    start = [["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"], ["return", 5]]
+    rows = rows_of(start + [["turn", 1], ["see", "2C"], ["place", 2, "under"], ["turn", 5], ["return", 2]],
+                   outcome=False)
+    ph, prompts = run(rows, child)
+    alert, taken_back, fix = prompts[5][0], prompts[9][0], prompts[10][0]
+    assert alert.kind == "alert"
+    if child:
+        assert alert.text == ("That three came from two o'clock. Can you take it off five o'clock and put it back "
+                              "there, face down?")
+        assert taken_back.text == "Yes, that's the one! Now put it back face down on two o'clock."
+        assert fix.text == "Thank you! Now take a card from two o'clock."
+    else:
+        assert alert.text == rows[5]["message"] and taken_back.text == rows[9]["message"]
+        assert fix.text.startswith("Thank you, that is fixed.")
+    assert taken_back.kind == "hint" and fix.kind == "praise" and ph.reader.pending() == []

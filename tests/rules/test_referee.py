@@ -155,3 +155,23 @@ def test_a_legal_king_put_back_on_the_wrong_pile_is_no_longer_up():
     assert codes(ref, [["turn", 5], ["see", "KS"], ["place", 13, "under"]]) == [OK] * 3
     assert ref.is_over() and ref.outcome()["last_card"] == "KS"
     assert ref.face_down_counts[13] == 0 and ref.face_down_counts[5] == 4
+
+
+def test_a_card_on_the_wrong_pile_is_a_pending_correction():
+    """Listed until it is taken off that pile again; one put back before it was read is listed as None."""
+    ref = Referee()
+    codes(ref, WRONG_RETURN + [["turn", 1], ["see", "2C"], ["place", 2, "under"]])
+    assert [str(c) for c in ref.pending_corrections] == ["3C"]
+    codes(ref, [["turn", 5]])
+    assert ref.pending_corrections == []
+    unread = Referee()
+    assert codes(unread, START + [["turn", 2], ["return", 5]])[-1] == Flag.WRONG_TARGET_PILE.value
+    assert unread.pending_corrections == [None]
+
+
+def test_hand_source_while_taking_a_card_back_is_the_pile_it_came_off():
+    """The card in the hand was lifted off 5 o'clock (where a resumed watcher must follow it from), though it
+    goes back on 2 o'clock."""
+    ref = Referee()
+    codes(ref, WRONG_RETURN + [["turn", 5]])
+    assert ref.hand_source == 5 and "put it back face down on 2 o'clock" in ref.verdicts[-1].message
