@@ -3,7 +3,8 @@
 Per frame it runs the cheap :class:`~companion.vision.motion.MotionGate`; the recogniser runs when the
 scene has just settled, every ``settled_every`` frames while it stays settled, and every
 ``moving_every`` frames while it moves (a card is read in the hand, and the wrong-source mistake is
-only visible while the card is held). From the recognitions it keeps a table model (the face-up
+only visible while the card is held), and every ``confirm_every`` frame while the hand card looks
+still at a pile (so a look covered by the hand just as it comes to rest costs one frame, not three). From the recognitions it keeps a table model (the face-up
 cards lying on the table, :mod:`companion.vision.table_model`) and a *hand track*: the one face-up
 card not explained by the table model (the card being played or moved).
 
@@ -50,6 +51,8 @@ class WatcherParams:
     """Watcher settings; invalid values raise ``ValueError`` naming the setting and its range."""
 
     moving_every: int = 3  # recognise every Nth frame while the scene moves
+    confirm_every: int = 1  # ... and every Nth while the hand card looks still at a pile, not yet judged
+    # lying: a look the hand covers then delays the verdict by this many frames, not by moving_every
     settled_every: int = 15  # and every Nth frame while it stays settled
     window: int = 3  # readings considered for a belief
     agree: int = 2  # of which this many must name the same card
@@ -81,6 +84,8 @@ class WatcherParams:
                 raise ValueError(f"watcher {name} must be {rng}, got {getattr(self, name)!r}")
 
         check("moving_every", isinstance(self.moving_every, int) and 1 <= self.moving_every <= 30, "1..30")
+        check("confirm_every", isinstance(self.confirm_every, int) and 1 <= self.confirm_every <= self.moving_every,
+              f"1..moving_every ({self.moving_every})")
         check("settled_every", isinstance(self.settled_every, int) and 1 <= self.settled_every <= 300, "1..300")
         check("window", isinstance(self.window, int) and 1 <= self.window <= 10, "1..10")
         check("agree", isinstance(self.agree, int) and 1 <= self.agree <= self.window, f"1..window ({self.window})")
@@ -161,6 +166,9 @@ class _Hand:
     source: int | None = None
     missing: int = 0
     still: int = 0  # recognitions in a row lying still
+    still_from: int = 0  # frame of the first of them (lying still takes moving_every frames, however many looks)
+    still_at: np.ndarray | None = None  # where it was then (a card creeping a little per look is not still)
+    lifted: bool = False  # last seen bigger than a card lying where it is: held above the table
     lying_at: tuple[int, str] | None = None
     last_pos: tuple[int, str] | None = None  # lying position of the last sighting
     lying_since: float | None = None
@@ -287,7 +295,8 @@ class Watcher:
         self.last_detections: Detections | None = None
         self.view_shifts = 0
         self._orphan: _Hand | None = None
-        self._fd_last: tuple[int, np.ndarray] | None = None  # (frame, centre) of the last face-down card held
+        self._fd_last: tuple[int, np.ndarray, float] | None = None  # (frame, centre, size): last face-down card held
+        self._extra_look = False  # this recognition is a confirming look (see ``confirm_every``)
         self._fd_now = False  # one was seen held in this recognition
         self._resumed: tuple[Card | None, int] | None = None  # a card already taken (resumed game)
         self._to_find: dict[Card, tuple[int, str]] = {}  # face-up cards of a resumed game not yet seen
@@ -343,13 +352,24 @@ class Watcher:
         due = (self.gate.just_settled
                or (settled and self._since_recognition >= (p.moving_every if in_play else p.settled_every))
                or (not settled and self._since_recognition >= p.moving_every))
-        if not due:
+        # the hand card looks still at a pile: look again soon, so one look covered by the hand (just as
+        # the card comes to rest) does not hold the verdict back a whole moving_every
+        extra = not due and self._confirming() and self._since_recognition >= p.confirm_every
+        if not (due or extra):
             return []
+        self._extra_look = extra
         self._since_recognition = 0
         dets = self.recognise(frame)
         self.last_detections = dets
         self.recognitions += 1
         return self._observe(frame.index, float(frame.time_s), dets, view)
+
+    def _confirming(self) -> bool:
+        """The hand card (read, or a table card being moved) was last seen still at a lying position and
+        is not yet judged lying there."""
+        h = self.hand
+        return h is not None and (h.announced or h.from_table is not None) and h.still >= 1 \
+            and h.last_pos is not None and not h.lifted and h.lying_at is None and h.missing == 0
 
     def finish(self, index: int, time_s: float) -> list[Observation]:
         """At the end of the source: a hand card last seen lying at a pile is put down there."""
@@ -486,7 +506,7 @@ class Watcher:
             if held and not self._moving_near(centres[i], 0.6 * self._pile_h(k + 1)):
                 continue  # nothing moves there: the detector's scatter at a stack, not a card in a hand
             if held:
-                self._fd_last = (index, centres[i].copy())
+                self._fd_last = (index, centres[i].copy(), float(heights[i]))
                 self._fd_now = True
             if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:
                 g = self._ground(centres[i], heights[i])
@@ -510,6 +530,8 @@ class Watcher:
         if h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
                                aspects[mine], rank_pp[mine], suit_pp[mine])
+        elif h is not None and self._extra_look:
+            pass  # a confirming look that missed the hand card counts nothing (counts are in regular looks)
         elif h is not None:
             h.missing += 1
             down = self._put_down_at(h)
@@ -645,18 +667,18 @@ class Watcher:
         out += self._announce(h, index, t, view)
         h.idle = h.idle + 1 if moved < p.still_tolerance else 0
         pos = self._lying_position(s)
-        if h.source is not None and not h.left_source:
-            g = self._ground(s.centre, s.height)
-            src = self.layout.centres[h.source - 1]
-            h.left_source = float(np.linalg.norm(g - src)) > 0.6 * self._pile_h(h.source)
-            if pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source and \
-                    s.height > (1.0 + (p.max_lying_scale - 1.0) / 2) * self.geometry.pile_size_at(pos[0], s.centre):
-                pos = None  # still over the pile it came from, a little up: held there (to be put back)
         # bigger than a card lying there by more than half the size scatter: held above the pile, coming
         # down (a card paused on its way onto a stack, 0.19 out, was taken for one slid beneath: seed 8506)
         lifted = pos is not None and \
             s.height > (1.0 + (p.max_lying_scale - 1.0) / 2) * self.geometry.pile_size_at(pos[0], s.centre)
-        stays = pos is not None and not lifted and moved < p.still_tolerance and \
+        if h.source is not None and not h.left_source:
+            g = self._ground(s.centre, s.height)
+            src = self.layout.centres[h.source - 1]
+            h.left_source = float(np.linalg.norm(g - src)) > 0.6 * self._pile_h(h.source)
+            if lifted and pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source:
+                pos, lifted = None, False  # still over the pile it came from, a little up: held there (to be put back)
+        crept = h.still_at is not None and float(np.linalg.norm(s.centre - h.still_at)) / self.h >= p.still_tolerance
+        stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and \
             (h.lying_at is None or h.lying_at[0] == pos[0])
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
                 and not self._exchanging(h):
@@ -667,11 +689,12 @@ class Watcher:
                                   confidence=h.confidence)
             h.sightings.append(s)
             h.reads.append(s.card)
-        h.last_pos = pos
+        h.last_pos, h.lifted = pos, lifted
         if stays:
             h.still += 1
         else:
             h.still = 1 if pos is not None else 0
+            h.still_from, h.still_at = index, (s.centre.copy() if pos is not None else None)
             h.lying_at = None
             h.lying_since = None
             h.stack_seen = 0
@@ -680,7 +703,7 @@ class Watcher:
             h.stack_seen += 1
         elif pos is not None and self._stack_still(pos[0]):
             h.stack_hidden += 1
-        if h.still >= p.still_reads and pos is not None and not lifted:
+        if h.still >= p.still_reads and index - h.still_from >= p.moving_every and pos is not None and not lifted:
             if h.lying_at is None:
                 h.lying_at = pos
                 h.lying_since = t
@@ -1014,7 +1037,8 @@ class Watcher:
             self.hand = None
             if self._fd_last is not None and self._fd_last[0] > last.frame:
                 # where it was last seen face down (coming to lie on a stack): the nearest stack
-                c = self._fd_last[1]
+                # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
+                c = self._ground(self._fd_last[1], self._fd_last[2])
                 q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
             self.fd_recent = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
             return [Observation(index, t, ["return", q], None, "put back face down")]
