@@ -119,7 +119,9 @@ class _Misreturn:
 @dataclass
 class _State:
     down: dict[int, int] = field(default_factory=lambda: {p: 4 for p in PILES})
-    known_top: dict[int, list[Card]] = field(default_factory=lambda: {p: [] for p in PILES})
+    # cards known to lie face down on top of each pile, last on top; None for a card put back unread (it
+    # hides the known ones beneath it: the next card taken there is not one of them)
+    known_top: dict[int, list[Card | None]] = field(default_factory=lambda: {p: [] for p in PILES})
     where: dict[Card, tuple[int, str]] = field(default_factory=dict)  # face-up cards: pile, side
     misplaced: dict[Card, Flag] = field(default_factory=dict)  # face-up cards awaiting a correction
     hidden_known: set[Card] = field(default_factory=set)  # seen, now face down again
@@ -313,6 +315,8 @@ class Referee:
         fault: Flag | None = None
         msg = ""
         played_on = None
+        # playing on from a card taken by mistake adopts it: this moves play to p (and counts a king), so
+        # the checks below judge the take against the adopted state (a fourth king adopted ends the game)
         if p != s.next_pile and not s.source_unknown and not self._ended() and s.declared is None:
             played_on = self._played_on(p)
         if self._ended() or s.declared is not None:
@@ -366,8 +370,8 @@ class Referee:
         phantom = s.down[r.pile] == 0
         if not phantom:
             s.down[r.pile] -= 1
+        s.known_top[r.pile].pop()
         if r.card is not None:
-            s.known_top[r.pile].pop()
             s.hidden_known.discard(r.card)
         fault = r.fault
         if fault is None and (s.next_pile != r.source or self._ended() or s.declared is not None):
@@ -593,8 +597,8 @@ class Referee:
                 s.pending_source.pop(card, None)
         if not (h is not None and h.phantom):
             s.down[p] += 1
+        s.known_top[p].append(card)  # None: put back unread, on top of what we knew was there
         if card is not None:
-            s.known_top[p].append(card)
             s.hidden_known.add(card)
         if wrong_pile:
             what = _the(card) if card else "that card"

@@ -133,6 +133,20 @@ def test_seen_put_back_on_the_wrong_pile_but_another_card_comes_off_it():
     assert ref.face_down_counts[2] == 4 and ref.face_down_counts[5] == 3 and ref.next_pile == 6
 
 
+def test_a_card_put_back_unread_hides_the_known_card_beneath_it():
+    """2C is known on top of 1 o'clock; an unread card taken from 2 o'clock by mistake is put back on
+    1 o'clock over it. Taking it off again is the fix, whatever it turns out to be, and the 2C is on top
+    of 1 o'clock again afterwards."""
+    ref = Referee()
+    got = codes(ref, START + [["turn", 13], ["see", "2C"], ["return", 13],  # 2C now known on the centre
+                              ["turn", 2], ["return", 13], ["turn", 13], ["see", "3C"], ["return", 2]])
+    assert got[3:] == [Flag.WRONG_SOURCE_PILE.value, OK, OK, Flag.WRONG_SOURCE_PILE.value,
+                       Flag.WRONG_TARGET_PILE.value, OK, OK, OK]
+    assert "by mistake" in ref.verdicts[8].message and "fixed" in ref.verdicts[10].message
+    assert ref.pending_corrections == [] and ref.face_down_counts[13] == 3 and ref.face_down_counts[2] == 4
+    assert codes(ref, [["turn", 1], ["see", "5C"]]) == [OK, OK]
+
+
 def test_undo_across_a_wrong_pile_return():
     ref = Referee()
     codes(ref, WRONG_RETURN[:-1])
