@@ -286,6 +286,7 @@ class Watcher:
         self.recognitions = 0
         self.frames = 0
         self._since_recognition = 10 ** 9
+        self._since_regular = 10 ** 9  # frames since a look at the regular rate (confirming looks come between)
         self._exchange_pending = False  # an exchange was seen: the next card needs no turn
         self._stacks_seen: set[int] = set()
         self._view: GameView | None = None
@@ -345,13 +346,14 @@ class Watcher:
         p = self.params
         self._pile_motion_update(frame.image)
         self._since_recognition += 1
+        self._since_regular += 1
         # while a card is in play (taken, not yet judged put down) the scene may settle before its side is
         # known (a card put back on top of its own stack waits for the stack to stay hidden): keep looking
         # at the moving rate, not the settled one, or the verdict waits up to settled_every frames
         in_play = self.hand is not None
         due = (self.gate.just_settled
-               or (settled and self._since_recognition >= (p.moving_every if in_play else p.settled_every))
-               or (not settled and self._since_recognition >= p.moving_every))
+               or (settled and self._since_regular >= (p.moving_every if in_play else p.settled_every))
+               or (not settled and self._since_regular >= p.moving_every))
         # the hand card looks still at a pile: look again soon, so one look covered by the hand (just as
         # the card comes to rest) does not hold the verdict back a whole moving_every
         extra = not due and self._confirming() and self._since_recognition >= p.confirm_every
@@ -359,17 +361,20 @@ class Watcher:
             return []
         self._extra_look = extra
         self._since_recognition = 0
+        if due:
+            self._since_regular = 0  # confirming looks add to the regular ones, never replace them: counts
+            # kept in regular looks (a card missing, lying a while) keep their pace
         dets = self.recognise(frame)
         self.last_detections = dets
         self.recognitions += 1
         return self._observe(frame.index, float(frame.time_s), dets, view)
 
     def _confirming(self) -> bool:
-        """The hand card (read, or a table card being moved) was last seen still at a lying position and
-        is not yet judged lying there."""
+        """The hand card (read, or a table card being moved) was last seen still at a lying position, not
+        held above it, and is not yet put down (its side may wait for its stack to stay hidden)."""
         h = self.hand
         return h is not None and (h.announced or h.from_table is not None) and h.still >= 1 \
-            and h.last_pos is not None and not h.lifted and h.lying_at is None and h.missing == 0
+            and h.last_pos is not None and not h.lifted and h.missing == 0
 
     def finish(self, index: int, time_s: float) -> list[Observation]:
         """At the end of the source: a hand card last seen lying at a pile is put down there."""
@@ -708,7 +713,8 @@ class Watcher:
                 h.lying_at = pos
                 h.lying_since = t
                 h.lying_reads = 0
-            h.lying_reads += 1
+            if not self._extra_look:
+                h.lying_reads += 1  # side_wait counts regular looks
             # beneath, far out, or close to the stack while the stack shows: put down now; close to the
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
             if pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2 or h.lying_reads >= p.side_wait \
