@@ -29,7 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..cards import CENTRE, Card, CardParseError
-from ..rules.referee import Flag, pile_name
+from ..rules.referee import TAKEN_BACK, Flag, pile_name
 
 __all__ = ["Mistake", "RowInfo", "PlayReader", "TAKEN_BY_MISTAKE", "POSITION_FLAGS", "NO_FIX_FLAGS",
            "strip_reminder", "REMINDER_RE"]
@@ -321,7 +321,7 @@ class PlayReader:
     def _taken_back(self, pile: int | None, message: str) -> _Misreturn | None:
         """The card put back on ``pile`` by mistake, when the referee says this take is that card taken off it
         again (it decides: a card put on top of it since hides it)."""
-        if " by mistake: put it back face down on " not in message:
+        if TAKEN_BACK not in message:
             return None
         mine = [r for r in self._s.misreturned if r.pile == pile]
         return mine[-1] if mine else None

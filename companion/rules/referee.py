@@ -39,6 +39,10 @@ __all__ = ["Flag", "Verdict", "Referee", "pile_name", "OK"]
 
 OK = "ok"
 
+#: In the ``ok`` message of a turn that takes a card back off the pile it was put back on by mistake (the
+#: prompt reader, which sees only verdict rows, recognises the fix under way by it).
+TAKEN_BACK = " by mistake: put it back face down on "
+
 
 class Flag(str, enum.Enum):
     """Mistakes the referee raises. The value is the code used in JSON and the oracle file."""
@@ -378,8 +382,7 @@ class Referee:
             fault = Flag.WRONG_SOURCE_PILE  # a legal card, but play has moved on from its pile: it goes back
         s.hand = _Hand(source=r.source, fault=fault, expected=r.card, phantom=phantom, misreturn=r)
         what = _the(r.card) if r.card else "the card"
-        return OK, (f"That is {what} put on {pile_name(r.pile)} by mistake: "
-                    f"put it back face down on {pile_name(r.source)}.")
+        return OK, f"That is {what} put on {pile_name(r.pile)}{TAKEN_BACK}{pile_name(r.source)}."
 
     def _played_on(self, p: int) -> Card | None:
         """The card last taken from a wrong pile, if the player played on from it instead of putting it

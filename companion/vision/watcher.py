@@ -4,9 +4,10 @@ Per frame it runs the cheap :class:`~companion.vision.motion.MotionGate`; the re
 scene has just settled, every ``settled_every`` frames while it stays settled, and every
 ``moving_every`` frames while it moves (a card is read in the hand, and the wrong-source mistake is
 only visible while the card is held), and every ``confirm_every`` frame while the hand card looks
-still at a pile (so a look covered by the hand just as it comes to rest costs one frame, not three). From the recognitions it keeps a table model (the face-up
-cards lying on the table, :mod:`companion.vision.table_model`) and a *hand track*: the one face-up
-card not explained by the table model (the card being played or moved).
+still at a pile (so a look covered by the hand just as it comes to rest costs one frame, not three).
+From the recognitions it keeps a table model (the face-up cards lying on the table,
+:mod:`companion.vision.table_model`) and a *hand track*: the one face-up card not explained by the
+table model (the card being played or moved).
 
 Events it produces (the referee's forms, :mod:`companion.rules.events`):
 
