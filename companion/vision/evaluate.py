@@ -4,8 +4,10 @@ Scoring rules (the same for every source):
 
 * a card counts when at least one of its printed indices is at least ``VISIBLE`` visible;
 * it is *read right* when a face-up detection lies on it (its index box centre within one index
-  height of one of the card's index centres, and no other card's index nearer: in a fanned pile the
-  next card's index is often within one index height) and names the right rank (suit likewise);
+  height of one of the card's index centres that is at least ``MATCH_VISIBLE`` visible, and no other
+  card's index nearer: in a fanned pile the next card's index is often within one index height) and
+  names the right rank (suit likewise). A detection reports the box of the corner it read most
+  surely, which may be a corner less visible than ``VISIBLE`` (the card still counts by its other);
 * *unknown* when no detection reads a rank for it; *confidently wrong* when a detection on it names a
   wrong rank or suit with the confidence the product acts on;
 * the Dutch deck's courts print B, V, H: read with the default English alphabet, the right answer
@@ -28,6 +30,9 @@ from .detections import Detections, rank_label, suit_code
 __all__ = ["Score", "score_frame", "evaluate_real_dev", "evaluate_synthetic", "VISIBLE"]
 
 VISIBLE = 0.75
+#: A detection's index box may lie on any index of a card at least this visible (the card itself counts
+#: only when one of its indices is ``VISIBLE``).
+MATCH_VISIBLE = 0.3
 
 
 @dataclass
@@ -81,7 +86,7 @@ def _on_card(det_points: np.ndarray, index_points: list[tuple[float, float, floa
     return hit
 
 
-def _nearest_card(det_points: np.ndarray, truths: list[dict], min_visible: float = 0.3) -> np.ndarray:
+def _nearest_card(det_points: np.ndarray, truths: list[dict], min_visible: float = MATCH_VISIBLE) -> np.ndarray:
     """Per detection, the truth card whose (at least partly visible) index centre is nearest, in index
     heights; -1 where none is within one index height."""
     owner = np.full(len(det_points), -1)
@@ -115,7 +120,8 @@ def score_frame(dets: Detections, truths: Iterable[dict], expect_unknown: Callab
         card = t["card"]
         want_unknown = expect_unknown(t)
         sc.expected_unknown += want_unknown
-        on = _on_card(points, [(c["point"][0], c["point"][1], c["index_h"]) for c in corners])
+        on = _on_card(points, [(c["point"][0], c["point"][1], c["index_h"]) for c in t.get("corners", [])
+                               if c["visible"] >= min(visible, MATCH_VISIBLE)])
         hits = up[on & ((owner == k) | (owner < 0))]
         ranks = [int(dets.rank[i]) for i in hits if dets.rank[i] > 0]
         suits = [int(dets.suit[i]) for i in hits if dets.suit[i] >= 0]

@@ -201,6 +201,30 @@ def test_scoring_gives_a_reading_to_the_nearest_card_of_a_fan():
     assert (sc.rank_right, sc.confident_wrong) == (0, 1)
 
 
+
+
+def test_scoring_accepts_a_reading_at_the_cards_partly_covered_corner():
+    """A detection reports the box of the corner it read most surely; when that corner is partly
+    covered the card still counts (by its other, clear corner) and the reading is the card's, right or
+    wrong. A corner covered almost wholly is no place for a reading of the card."""
+    from companion.vision.detections import Detections
+    from companion.vision.evaluate import score_frame
+
+    quad = np.zeros((4, 2), np.float32)
+    truths = [{"card": Card.parse("4C"), "face_up": True,
+               "corners": [{"point": (100, 100), "visible": 1.0, "index_h": 20},
+                           {"point": (200, 250), "visible": 0.5, "index_h": 20}]}]
+
+    def det(x, y, rank):
+        return (quad, (x - 5, y - 5, x + 5, y + 5), rank, 0, 0.99, 0.99, True, 0.0)
+
+    sc = score_frame(Detections.from_rows([det(201, 250, 4)]), truths)
+    assert (sc.cards, sc.rank_right, sc.confident_wrong, sc.strays) == (1, 1, 0, 0)
+    sc = score_frame(Detections.from_rows([det(201, 250, 7)]), truths)
+    assert (sc.rank_right, sc.confident_wrong, sc.strays) == (0, 1, 0)
+    truths[0]["corners"][1]["visible"] = 0.1
+    sc = score_frame(Detections.from_rows([det(201, 250, 4)]), truths)
+    assert (sc.rank_right, sc.unknown, sc.strays) == (0, 1, 0)
 def test_retry_takes_the_most_confident_rank_and_never_settles_a_disagreement():
     from companion.vision.recogniser import RecogniserConfig, _most_confident, _rank_matrix
     from companion.vision.spec import GLYPH_ID, GLYPHS
