@@ -179,6 +179,8 @@ def run_play(o: PlayOptions, make_recogniser: Callable[[str, Any, Any, str], tup
             time.sleep(seconds)
 
     src = _open(spec, variant, o, on_status, sleep)
+    if getattr(src, "size_warning", None):
+        print(f"note: {src.size_warning}", file=err)
     try:
         # recogniser: the oracle for rendered games under auto (the trained models are too weak to track)
         spec_text = spec.get("video") or (f"demo:{spec.get('demo')}" if spec["kind"] == "demo" else str(spec.get("camera")))

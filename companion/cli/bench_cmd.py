@@ -11,6 +11,7 @@ from typing import Optional
 import typer
 
 from ..progress import Progress
+from ..vision.spec import BENCH_FRAMES
 from ._app import app, fail
 
 bench_app = typer.Typer(help="Benchmarks: print measured figures. Alone: every benchmark, one table.",
@@ -45,7 +46,7 @@ SHARED_REAL_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 
 @bench_app.command("recognise")
 def bench_recognise(
-    frames: int = typer.Option(40, "--frames", help="held-out synthetic frames to score"),
+    frames: int = typer.Option(BENCH_FRAMES, "--frames", help="held-out synthetic frames to score"),
     seed: int = typer.Option(12345, "--seed", help="seed of the held-out frames"),
     real_dev: Optional[Path] = typer.Option(None, "--real-dev", help="real-dev folder (default ../shared/data/real-dev)"),
     models: Optional[Path] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
@@ -170,7 +171,7 @@ def _bench_recognise(quick: bool, models: Optional[Path]) -> dict:
         rec = Recogniser(models)
     except (ModelError, ValueError, OSError) as exc:
         return {"error": f"models not available: {exc}"}
-    n = 3 if quick else 40
+    n = 3 if quick else BENCH_FRAMES
     rates, _ = evaluate_synthetic(rec, held_out_frames(n, 12345))
     times = []
     for img, _n_up in speed_frames(12345, n=1 if quick else 4):

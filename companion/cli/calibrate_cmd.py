@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 from typing import Any, Optional
 
@@ -37,6 +38,8 @@ def _read_frames(source: str, frames: int, fps: Optional[float]) -> list[Any]:
         src = open_source(source, fps=fps, reconnect_timeout=5.0)
     except SourceError as exc:
         fail(str(exc))
+    if getattr(src, "size_warning", None):
+        print(f"note: {src.size_warning}", file=sys.stderr)
     got = []
     try:
         with src:

@@ -11,7 +11,9 @@ from typing import Iterator
 
 import numpy as np
 
-__all__ = ["held_out_frames", "speed_frames", "held_out_deck_names"]
+from .spec import BENCH_FRAMES
+
+__all__ = ["held_out_frames", "speed_frames", "held_out_deck_names", "BENCH_FRAMES"]
 
 
 def held_out_deck_names() -> list[str]:

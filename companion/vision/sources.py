@@ -41,7 +41,7 @@ import numpy as np
 __all__ = [
     "Frame", "FrameSource", "SourceError", "SourceDisconnected", "ArraySource", "ImageFilesSource",
     "CaptureSource", "DemoSource", "VideoWriter", "open_source", "list_cameras", "IMAGE_SUFFIXES",
-    "VIDEO_SUFFIXES", "parse_demo_spec",
+    "VIDEO_SUFFIXES", "parse_demo_spec", "CAMERA_SIZE",
 ]
 
 IMAGE_SUFFIXES = (".png", ".jpg", ".jpeg", ".bmp", ".tif", ".tiff", ".webp", ".ppm", ".pgm")
@@ -220,6 +220,12 @@ def list_cameras(max_index: int = 10, opener: Callable[[int], Any] | None = None
     return found
 
 
+#: The frame size a camera is asked for unless another is given: a webcam's own default is often
+#: 640x480, where the cards of a clock layout come out 40-50 px tall, too small to read (the
+#: recogniser wants 90 px or more; see calibration/README.md).
+CAMERA_SIZE = (1280, 720)
+
+
 class CaptureSource(FrameSource):
     """Frames from ``cv2.VideoCapture``: a camera, a stream URL or a video file.
 
@@ -238,7 +244,11 @@ class CaptureSource(FrameSource):
         self.is_camera = isinstance(target, int)
         self.live = self.is_camera or _is_url(str(target)) if live is None else live
         self.name = f"camera {target}" if self.is_camera else str(target)
+        if self.is_camera and width is None and height is None:
+            width, height = CAMERA_SIZE
         self.width, self.height = width, height
+        #: A line to show the player when a camera gives smaller frames than asked for (else None).
+        self.size_warning: str | None = None
         self.reconnect_timeout = reconnect_timeout
         self.backoff = backoff
         self.max_bad_frames = max_bad_frames
@@ -276,6 +286,10 @@ class CaptureSource(FrameSource):
                 cap.set(cv2.CAP_PROP_FRAME_HEIGHT, self.height)
             if self.fps:
                 cap.set(cv2.CAP_PROP_FPS, self.fps)
+            got = (int(cap.get(cv2.CAP_PROP_FRAME_WIDTH) or 0), int(cap.get(cv2.CAP_PROP_FRAME_HEIGHT) or 0))
+            if self.width and self.height and 0 < got[0] * got[1] < self.width * self.height:
+                self.size_warning = (f"{self.name} gives {got[0]}x{got[1]} frames, not the {self.width}x{self.height} "
+                                     f"asked for: cards may come out too small to read (aim for 90 px or more)")
         return cap
 
     def _open_error(self) -> str:

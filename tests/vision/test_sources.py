@@ -216,3 +216,38 @@ def test_stream_is_live_and_a_dead_url_is_one_clear_error() -> None:
     assert src.live and src.name == "rtsp://cam.local/live"
     with pytest.raises(SourceError, match="cannot open stream rtsp://cam.local/live: check the URL"):
         CaptureSource("rtsp://cam.local/live", capture_factory=lambda t: FakeCap([], opened=False))
+
+
+def test_a_camera_is_asked_for_1280x720_and_a_smaller_one_is_named() -> None:
+    """A webcam's own default is often 640x480, where a clock layout's cards are too small to read."""
+    from companion.vision.sources import CAMERA_SIZE
+
+    class SizedCap(FakeCap):
+        def __init__(self, largest):  # noqa: ANN001
+            super().__init__([_img(0)])
+            self.largest, self.asked = largest, {}
+
+        def set(self, prop: int, value: float) -> bool:
+            self.asked[prop] = value
+            return True
+
+        def get(self, prop: int) -> float:
+            limit = {cv2.CAP_PROP_FRAME_WIDTH: self.largest[0], cv2.CAP_PROP_FRAME_HEIGHT: self.largest[1]}
+            if prop in limit:
+                return float(min(self.asked.get(prop, limit[prop]), limit[prop]))
+            return super().get(prop)
+
+    big = SizedCap((1920, 1080))
+    src = CaptureSource(0, capture_factory=lambda t: big)
+    assert CAMERA_SIZE == (1280, 720)
+    assert (big.asked[cv2.CAP_PROP_FRAME_WIDTH], big.asked[cv2.CAP_PROP_FRAME_HEIGHT]) == CAMERA_SIZE
+    assert src.size_warning is None
+    small = SizedCap((640, 480))
+    src = CaptureSource(0, capture_factory=lambda t: small)
+    assert src.size_warning is not None and "640x480" in src.size_warning and "1280x720" in src.size_warning
+    asked = SizedCap((640, 480))
+    src = CaptureSource(0, width=640, height=480, capture_factory=lambda t: asked)
+    assert asked.asked[cv2.CAP_PROP_FRAME_WIDTH] == 640 and src.size_warning is None
+    video = SizedCap((320, 240))
+    assert CaptureSource("game.mp4", live=False, capture_factory=lambda t: video).size_warning is None
+    assert video.asked == {}
