@@ -54,6 +54,9 @@ def bench_recognise(
     per_deck: bool = typer.Option(False, "--per-deck", help="also score each held-out deck on its own (--frames each)"),
     misses: Optional[Path] = typer.Option(None, "--misses", help="write a contact sheet (PNG) of the held-out "
                                           "cards not read right: each card's best visible corner, upright"),
+    diagnose: bool = typer.Option(False, "--diagnose", help="also say where the held-out misses come from, by card "
+                                  "height: indices the detector finds, and the reader on crops cut at the true place "
+                                  "and where the detector put them"),
 ) -> None:
     """Accuracy on held-out decks and real photos, and the time for one 1280x720 frame on one core."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
@@ -95,6 +98,11 @@ def bench_recognise(
             report["held_out_per_deck"][name], _ = evaluate_synthetic(
                 rec, held_out_frames(frames, seed, names=[name]), progress=bar.update)
             bar.close()
+
+    if diagnose:
+        from ..vision.evaluate import diagnose_synthetic
+
+        report["diagnosis"] = diagnose_synthetic(rec, held_out_frames(frames, seed))
 
     # 2. real photos, per folder (measurement only: never trained or tuned on)
     root = real_dev or SHARED_REAL_DEV
@@ -141,6 +149,17 @@ def _print_report(r: dict) -> None:
               f"confident-wrong {x['confident_wrong'] * 100:4.2f}%")
     for name, x in r.get("held_out_per_deck", {}).items():
         print(line(f"  held-out {name}", x))
+    if r.get("diagnosis"):
+        print("    where the misses come from (indices at least 75% visible; a crop is read right at the rank "
+              "threshold):")
+        print(f"    {'cards':<11} {'indices':>7}  {'found':>6}  {'true crop right':>15}  {'found crop right':>16}"
+              "  (of those found)")
+        for name, x in r["diagnosis"].items():
+            if not x["indices"]:
+                continue
+            pct = lambda v: "-" if v is None else f"{v * 100:.1f}%"  # noqa: E731
+            print(f"    {name:<11} {x['indices']:>7}  {pct(x['found']):>6}  {pct(x['truth_crop_right']):>15}  "
+                  f"{pct(x['found_crop_right']):>16}")
     if isinstance(r["real_dev"], dict):
         for k, v in r["real_dev"].items():
             print(line(f"real-dev {k}", v))

@@ -138,3 +138,19 @@ def test_bench_recognise_writes_the_misses_sheet(capsys, tmp_path):
     assert code == 0 and report["misses_sheet"] == str(sheet)
     assert cv2.imread(str(sheet)) is not None
     assert set(report["held_out_synthetic"]["by_card_height"]) <= {"60-90 px", "90-150 px", "150-250 px", "250+ px"}
+
+
+def test_bench_recognise_diagnose_says_where_the_misses_come_from(capsys, tmp_path):
+    code, out, err = _run(capsys, "bench", "recognise", "--frames", "2", "--real-dev", str(tmp_path), "--diagnose",
+                          "--json")
+    assert code == 0, err
+    diag = json.loads(out)["diagnosis"]
+    assert set(diag) == {"60-90 px", "90-150 px", "150-250 px", "250+ px"}
+    seen = [d for d in diag.values() if d["indices"]]
+    assert seen and sum(d["indices"] for d in seen) >= 5
+    for d in seen:
+        assert 0.0 <= d["found"] <= 1.0 and 0.0 <= d["truth_crop_right"] <= 1.0
+        parts = [d[f"truth_crop_{k}"] for k in ("right", "unknown", "background", "wrong")]
+        assert abs(sum(parts) - 1.0) < 0.01  # every index read at its true place lands in one class
+    code, out, _ = _run(capsys, "bench", "recognise", "--frames", "1", "--real-dev", str(tmp_path), "--diagnose")
+    assert code == 0 and "where the misses come from" in out and "true crop right" in out
