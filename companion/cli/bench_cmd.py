@@ -154,10 +154,12 @@ def _print_report(r: dict) -> None:
               "threshold):")
         print(f"    {'cards':<11} {'indices':>7}  {'found':>6}  {'true crop right':>15}  {'found crop right':>16}"
               "  (of those found)")
+        def pct(v: float | None) -> str:
+            return "-" if v is None else f"{v * 100:.1f}%"
+
         for name, x in r["diagnosis"].items():
             if not x["indices"]:
                 continue
-            pct = lambda v: "-" if v is None else f"{v * 100:.1f}%"  # noqa: E731
             print(f"    {name:<11} {x['indices']:>7}  {pct(x['found']):>6}  {pct(x['truth_crop_right']):>15}  "
                   f"{pct(x['found_crop_right']):>16}")
     if isinstance(r["real_dev"], dict):

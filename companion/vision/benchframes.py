@@ -11,9 +11,7 @@ from typing import Iterator
 
 import numpy as np
 
-from .spec import BENCH_FRAMES
-
-__all__ = ["held_out_frames", "speed_frames", "held_out_deck_names", "BENCH_FRAMES"]
+__all__ = ["held_out_frames", "speed_frames", "held_out_deck_names"]
 
 
 def held_out_deck_names() -> list[str]:
