@@ -64,8 +64,7 @@ def read_cards(dets):
 BELOW_TARGET = "the committed models are below the issue's targets (see models/README.md); passes once retrained"
 
 
-@pytest.mark.parametrize("angle", [0, 90, 180, 270, 37,
-                                   pytest.param(141, marks=pytest.mark.xfail(reason=BELOW_TARGET, strict=False))])
+@pytest.mark.parametrize("angle", [0, 90, 180, 270, 37, 141])
 def test_reads_a_held_out_card_at_any_rotation(rec, held_out_deck, angle):
     for code in ("7H", "QS", "AD", "10C"):
         frame = place(table(), held_out_deck.face(code), (640, 360), angle, 220)
@@ -405,3 +404,70 @@ def test_a_corrupted_second_reader_is_refused(tmp_path: Path):
     (tmp_path / "index2.onnx").write_bytes(bytes(data))
     with pytest.raises(ModelHashError, match="index2.onnx is corrupted"):
         Recogniser(tmp_path)
+
+
+def test_refine_rounds_are_validated():
+    from companion.vision.recogniser import RecogniserConfig
+
+    with pytest.raises(ValueError, match="refine_rounds"):
+        RecogniserConfig(refine_rounds=0)
+    assert RecogniserConfig().refine_rounds >= 1
+
+
+def test_cutting_again_several_times_comes_closer_to_the_index_than_once():
+    """The reader's correction is partial (it sees a crop cut off); on held-out frames, three steps
+    put the detector's crops nearer the true index centre and size than one (mean over the corners)."""
+    from companion.vision.benchframes import held_out_frames
+    from companion.vision.evaluate import VISIBLE
+    from companion.vision.geometry import Pyramid, corrected_crop, crop_index
+    from companion.vision.recogniser import Recogniser
+
+    rec = Recogniser(MODELS)
+    errors = {1: [], 3: []}
+    for img, truths in held_out_frames(6, seed=4242):
+        cand = rec.detect(img)
+        up = np.nonzero(cand.face_up)[0]
+        pyr = Pyramid(img)
+        for t in truths:
+            for c in t["corners"] if t["face_up"] else []:
+                d = np.hypot(*(cand.points[up] - c["point"]).T) if len(up) else np.zeros(0)
+                if c["visible"] < VISIBLE or not len(d) or d.min() > 0.5 * c["index_h"]:
+                    continue
+                k = up[int(d.argmin())]
+                crop = (tuple(cand.points[k]), tuple(cand.up[k]), float(cand.index_h[k]))
+                for step in (1, 2, 3):
+                    _g, _s, geo = rec.read_geometry(crop_index(pyr, *crop)[None])
+                    crop = corrected_crop(*crop, rec._clip_correction(geo)[0])
+                    if step in errors:
+                        off = math.dist(crop[0], c["point"]) / c["index_h"]
+                        errors[step].append(off + abs(math.log(crop[2] / c["index_h"])))
+    assert len(errors[1]) >= 20
+    assert np.mean(errors[3]) < 0.9 * np.mean(errors[1])
+
+
+def test_a_later_look_replaces_a_reading_only_when_it_reads_the_rank_surely(held_out_deck, monkeypatch):
+    """A crop moved again and again can drift onto a pip; an unsure later reading (here: a sure suit,
+    an unsure rank) must not replace what the earlier look read."""
+    from companion.vision.geometry import Pyramid
+    from companion.vision.recogniser import Recogniser, RecogniserConfig
+    from companion.vision.spec import GLYPH_ID, GLYPHS
+
+    rec = Recogniser(MODELS, config=RecogniserConfig(refine_rounds=2))
+    frame = place(table(), held_out_deck.face("7H"), (640, 360), 0, 220)
+    cand = rec.detect(frame)
+    n = int(cand.face_up.sum())
+    assert n >= 1
+
+    def reading(glyph, p, suit):
+        g = np.full((n, len(GLYPHS)), (1 - p) / (len(GLYPHS) - 1), np.float32)
+        g[:, GLYPH_ID[glyph]] = p
+        s = np.full((n, 5), 0.01, np.float32)
+        s[:, "CDHS".index(suit)] = 0.96
+        return g, s, np.full((n, 4), 0.3, np.float32)  # "cut it a good way off": always redone
+
+    looks = iter([reading("7", 0.6, "H"), reading("4", 0.6, "C")])
+    monkeypatch.setattr(rec, "read_geometry", lambda crops: next(looks))
+    g0, s0, geo0 = reading("7", 0.6, "H")
+    _cand, glyph_p, suit_p = rec._read_refined(Pyramid(frame), cand, g0, s0, geo0)
+    assert (suit_p[:, :4].argmax(1) == "CDHS".index("H")).all()  # the first look's suit, not the drifted one
+    assert (glyph_p.argmax(1) == GLYPH_ID["7"]).all()
