@@ -311,10 +311,15 @@ class Recogniser:
                 if math.dist(centre[i], centre[j]) >= cfg.merge_distance * card_h[j]:  # not near
                     continue
                 # a corner printed the same way up as one of the group's and read as another card is
-                # the next card of a fan; the two corners of one card are printed opposite ways up
-                # (their disagreement makes the card unknown, never a second card)
-                if any(up[i][0] * up[up_idx[m]][0] + up[i][1] * up[up_idx[m]][1] > 0.0
-                       and not _compatible(k, m, rank_p, suit_p, cfg) for m in g):
+                # the next card of a fan. One printed the other way up and read as another *rank* is a
+                # neighbour's opposite corner whose predicted centre falls near (the detector's card
+                # centres scatter: the two corners of one card lie 0.14 card heights apart at the
+                # median, fan neighbours 0.21); merging them made both unknown. Opposite corners that
+                # differ only in the suit are one card, its suit unknown (a suit misread is likelier
+                # than two cards of one rank side by side: models/README.md)
+                if any(not _compatible(k, m, rank_p, suit_p, cfg,
+                                       suits=up[i][0] * up[up_idx[m]][0] + up[i][1] * up[up_idx[m]][1] > 0.0)
+                       for m in g):
                     continue
                 g.append(k)
                 break
@@ -339,7 +344,8 @@ class Recogniser:
         sbest = max(group, key=lambda k: suit_p[k, :4].max())
         s = int(suit_p[sbest, :4].argmax())
         sconf = float(suit_p[sbest, s])
-        # two corners of one card that confidently disagree: trust neither
+        # two corners of one card that confidently disagree: trust neither (corners read as different
+        # ranks are never grouped; two opposite corners that differ only in the suit are)
         for k in group:
             rk = int(rank_p[k, 1:].argmax()) + 1
             if rk != r and rank_p[k, rk] >= cfg.min_confidence:
@@ -365,16 +371,19 @@ _NO_RANK = np.full(13, 1.0 / 13, np.float32)  # a face-down card: nothing read
 _NO_SUIT = np.full(4, 0.25, np.float32)
 
 
-def _compatible(a: int, b: int, rank_p: np.ndarray, suit_p: np.ndarray, cfg: RecogniserConfig) -> bool:
+def _compatible(a: int, b: int, rank_p: np.ndarray, suit_p: np.ndarray, cfg: RecogniserConfig,
+                suits: bool = True) -> bool:
     """Whether corner readings ``a`` and ``b`` can be the two indices of one card.
 
     In a fanned pile the cards' centres lie a fraction of a card height apart, closer than the
-    merge distance; two corners read confidently as different ranks or suits are different cards,
-    and merging them would make both unknown.
+    merge distance; two corners read confidently as different ranks (or, with ``suits``, suits) are
+    different cards, and merging them would make both unknown.
     """
     ra, rb = int(rank_p[a, 1:].argmax()) + 1, int(rank_p[b, 1:].argmax()) + 1
     if ra != rb and rank_p[a, ra] >= cfg.min_confidence and rank_p[b, rb] >= cfg.min_confidence:
         return False
+    if not suits:
+        return True
     sa, sb = int(suit_p[a, :4].argmax()), int(suit_p[b, :4].argmax())
     return not (sa != sb and suit_p[a, sa] >= cfg.suit_confidence and suit_p[b, sb] >= cfg.suit_confidence)
 

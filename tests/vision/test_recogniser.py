@@ -261,7 +261,9 @@ def test_fanned_corners_read_as_different_cards_stay_two_cards():
     """In a fan the cards' centres lie closer than the merge distance; two corners printed the same
     way up and read confidently as different cards must not be merged into one card (which would
     make both unknown), while two corners of one card, read alike or one unsure, still make one
-    card, and the two opposite corners of one card that disagree make it unknown, never two cards."""
+    card. Two corners printed opposite ways up and read confidently as different ranks are two cards
+    too (a neighbour's opposite corner whose predicted centre falls near), not one unknown; if they
+    differ only in the suit they are one card whose suit is unknown."""
     from companion.vision.recogniser import Candidates, Recogniser, RecogniserConfig, _rank_matrix
     from companion.vision.spec import GLYPH_ID, GLYPHS
 
@@ -298,7 +300,11 @@ def test_fanned_corners_read_as_different_cards_stay_two_cards():
     opposite = cands(2)
     opposite.up[1] = (0.0, 1.0)  # the card's other index, printed upside down
     split = rec._assemble(opposite, glyphs(("3", 0.98), ("7", 0.99)), suits((0, 0.97), (1, 0.98)))
-    assert len(split) == 1 and split.card(0) is None
+    assert sorted(str(split.card(i)) for i in range(len(split))) == ["3C", "7D"]
+    alike = rec._assemble(opposite, glyphs(("7", 0.98), ("7", 0.97)), suits((1, 0.97), (1, 0.98)))
+    assert len(alike) == 1 and str(alike.card(0)) == "7D"  # the two corners of one card: one card
+    suit_only = rec._assemble(opposite, glyphs(("7", 0.98), ("7", 0.97)), suits((1, 0.97), (3, 0.98)))
+    assert len(suit_only) == 1 and suit_only.rank[0] == 7 and suit_only.suit[0] == -1  # one card, suit unknown
 
 
 def test_scoring_counts_each_card_in_its_height_group():
