@@ -305,6 +305,11 @@ def test_fanned_corners_read_as_different_cards_stay_two_cards():
     assert len(alike) == 1 and str(alike.card(0)) == "7D"  # the two corners of one card: one card
     suit_only = rec._assemble(opposite, glyphs(("7", 0.98), ("7", 0.97)), suits((1, 0.97), (3, 0.98)))
     assert len(suit_only) == 1 and suit_only.rank[0] == 7 and suit_only.suit[0] == -1  # one card, suit unknown
+    # a suit read surely where the rank is not: not reported (such a crop is as often a pip as an
+    # index), though the detection still carries what the reader thought of the suits
+    unsure_rank = rec._assemble(cands(1), glyphs(("7", 0.6)), suits((1, 0.99)))
+    assert len(unsure_rank) == 1 and unsure_rank.rank[0] == 0 and unsure_rank.suit[0] == -1
+    assert unsure_rank.suit_probs[0].argmax() == 1
 
 
 def test_scoring_counts_each_card_in_its_height_group():
