@@ -359,7 +359,7 @@ class Recogniser:
         rank = r if rconf >= cfg.min_confidence else 0
         # a suit only where an index glyph was read (a rank, or a court letter of another alphabet): a
         # crop whose glyph cannot be read is as often a pip of the card's body as an index (on
-        # held-out tuning frames 3 of 22 confident errors were suits read so); ``suit_probs`` still
+        # held-out tuning frames 3 of 18 confident errors were suits reported so); ``suit_probs`` still
         # carry what was read, for a tracker adding looks up
         suit = s if (rank or glyph_read[group].any()) and sconf >= cfg.suit_confidence else -1
         i = up_idx[group[0]]
