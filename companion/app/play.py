@@ -179,7 +179,7 @@ def run_play(o: PlayOptions, make_recogniser: Callable[[str, Any, Any, str], tup
             time.sleep(seconds)
 
     src = _open(spec, variant, o, on_status, sleep)
-    if getattr(src, "size_warning", None):
+    if src.size_warning:
         print(f"note: {src.size_warning}", file=err)
     try:
         # recogniser: the oracle for rendered games under auto (the trained models are too weak to track)

@@ -38,7 +38,7 @@ def _read_frames(source: str, frames: int, fps: Optional[float]) -> list[Any]:
         src = open_source(source, fps=fps, reconnect_timeout=5.0)
     except SourceError as exc:
         fail(str(exc))
-    if getattr(src, "size_warning", None):
+    if src.size_warning:
         print(f"note: {src.size_warning}", file=sys.stderr)
     got = []
     try:

@@ -79,7 +79,7 @@ def track_cmd(
         src = open_source(source)
     except SourceError as exc:
         fail(str(exc))
-    if getattr(src, "size_warning", None):
+    if src.size_warning:
         print(f"note: {src.size_warning}", file=sys.stderr)
     if recogniser == "auto" and is_rendered_game(src, source):
         recogniser = "oracle"  # as `companion play` does: the trained models cannot follow a game yet

@@ -347,12 +347,9 @@ class Recogniser:
         sbest = max(group, key=lambda k: suit_p[k, :4].max())
         s = int(suit_p[sbest, :4].argmax())
         sconf = float(suit_p[sbest, s])
-        # two corners of one card that confidently disagree: trust neither (corners read as different
-        # ranks are never grouped; two opposite corners that differ only in the suit are)
+        # two corners of one card that confidently disagree on the suit: trust neither (corners read
+        # confidently as different ranks are never grouped; opposite ones differing in suit are)
         for k in group:
-            rk = int(rank_p[k, 1:].argmax()) + 1
-            if rk != r and rank_p[k, rk] >= cfg.min_confidence:
-                rconf = min(rconf, 1.0 - float(rank_p[k, rk]))
             sk = int(suit_p[k, :4].argmax())
             if sk != s and suit_p[k, sk] >= cfg.suit_confidence:
                 sconf = min(sconf, 1.0 - float(suit_p[k, sk]))

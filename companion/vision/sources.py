@@ -107,6 +107,8 @@ class FrameSource:
 
     name: str = "source"
     live: bool = False
+    #: A line to show the player when the source gives smaller frames than asked for (else None).
+    size_warning: str | None = None
 
     def __init__(self, fps: float | None = None) -> None:
         self.fps = fps
@@ -247,8 +249,6 @@ class CaptureSource(FrameSource):
         if self.is_camera and width is None and height is None:
             width, height = CAMERA_SIZE
         self.width, self.height = width, height
-        #: A line to show the player when a camera gives smaller frames than asked for (else None).
-        self.size_warning: str | None = None
         self.reconnect_timeout = reconnect_timeout
         self.backoff = backoff
         self.max_bad_frames = max_bad_frames
