@@ -114,13 +114,58 @@ FONT_GLOBS = ("/usr/share/fonts/truetype/**/*.ttf", "/usr/share/fonts/opentype/*
 OTHER_LETTERS = "CEGLMNOPSTUWXYZ"
 
 
+# families whose letters no card index looks like: blackletter, keyboard keys, decorated initials,
+# outline, grunge and handwriting faces (matched against PIL's family name)
+DECORATIVE = ("Blankenburg", "Jessen", "Zainer", "Hamlet", "Keyboard", "Initials", "Penguin Attack",
+              "It wasn't me", "Junkyard", "Wargames", "Domestic Manners", "El Abogado Loco", "Engadget",
+              "Rampart", "Isabella", "Nushu", "Titling", "Lobster", "femkeklaver")
+# every character a font-drawn index may use; a font must draw each one (not its missing-glyph box)
+_NEEDED = "A2345678910JQKBDHRVF" + OTHER_LETTERS
+
+
+def _draws_all(path: str) -> str | None:
+    """The font's family name when it draws every needed character distinctly, else None."""
+    from PIL import ImageFont
+
+    try:
+        font = ImageFont.truetype(path, 40)
+        missing = np.asarray(font.getmask("\U0010FFFD"))
+        shapes = set()
+        for ch in _NEEDED:
+            m = np.asarray(font.getmask(ch))
+            if m.size == 0 or not m.any() or (m.shape == missing.shape and (m == missing).all()):
+                return None
+            shapes.add(m.tobytes())
+        if len(shapes) < len(_NEEDED) - 1:  # one box for many characters
+            return None
+        return str(font.getname()[0])
+    except Exception:  # noqa: BLE001 - a font PIL cannot open is simply not used
+        return None
+
+
 @lru_cache(maxsize=1)
-def font_files() -> tuple[str, ...]:
-    files: list[str] = []
+def font_families() -> tuple[tuple[str, tuple[str, ...]], ...]:
+    """Installed upright text faces that draw every index character, grouped by family (sorted, so the
+    sampler is deterministic for a given set of installed fonts). Families are drawn uniformly, so a
+    family installed in twenty weights counts as much as one installed in one."""
+    files: set[str] = set()
     for pattern in FONT_GLOBS:
-        files.extend(glob.glob(pattern, recursive=True))
+        files.update(glob.glob(pattern, recursive=True))
     bad = ("Mono", "Math", "Symbol", "Dingbat", "Emoji", "Awesome", "D050000L", "Oblique", "Italic")
-    return tuple(sorted(f for f in files if not any(b in f for b in bad)))
+    families: dict[str, list[str]] = {}
+    for f in sorted(files):
+        if any(b in f for b in bad):
+            continue
+        family = _draws_all(f)
+        if family is None or any(d.lower() in family.lower() for d in DECORATIVE):
+            continue
+        families.setdefault(family, []).append(f)
+    return tuple((k, tuple(v)) for k, v in sorted(families.items()))
+
+
+def font_files() -> tuple[str, ...]:
+    """Every usable font file (see :func:`font_families`)."""
+    return tuple(f for _, files in font_families() for f in files)
 
 
 def _font_index(rng: np.random.Generator, glyph_text: str, suit: str, red: bool) -> tuple[np.ndarray, tuple]:
@@ -129,7 +174,7 @@ def _font_index(rng: np.random.Generator, glyph_text: str, suit: str, red: bool)
 
     from ..synth.builtin_deck import draw_pip
 
-    fonts = font_files()
+    families = font_families()
     W, H = 210, 300
     paper = np.array([rng.uniform(215, 255)] * 3) * rng.uniform(0.95, 1.0, 3)
     img = np.zeros((H, W, 4), np.uint8)
@@ -140,16 +185,20 @@ def _font_index(rng: np.random.Generator, glyph_text: str, suit: str, red: bool)
     size = int(rng.uniform(38, 62))
     pil = Image.fromarray(np.ascontiguousarray(img[..., :3][..., ::-1]))
     draw = ImageDraw.Draw(pil)
-    if fonts:
-        font = ImageFont.truetype(fonts[int(rng.integers(len(fonts)))], size)
+    if families:
+        files = families[int(rng.integers(len(families)))][1]
+        font = ImageFont.truetype(files[int(rng.integers(len(files)))], size)
     else:  # pragma: no cover - no system fonts
         font = ImageFont.load_default()
     x0, y0 = int(rng.uniform(8, 22)), int(rng.uniform(8, 22))
     condensed = rng.random() < 0.4 and len(glyph_text) == 2
-    tb = draw.textbbox((0, 0), glyph_text, font=font)
+    # card indices are often heavier than a font's regular weight: thicken one in four
+    stroke = int(rng.integers(1, max(2, size // 16) + 1)) if rng.random() < 0.25 else 0
+    tb = draw.textbbox((0, 0), glyph_text, font=font, stroke_width=stroke)
     tw, th = tb[2] - tb[0], tb[3] - tb[1]
     layer = Image.new("L", (tw + 4, th + 4), 0)
-    ImageDraw.Draw(layer).text((2 - tb[0], 2 - tb[1]), glyph_text, font=font, fill=255)
+    ImageDraw.Draw(layer).text((2 - tb[0], 2 - tb[1]), glyph_text, font=font, fill=255,
+                               stroke_width=stroke, stroke_fill=255)
     if condensed:
         layer = layer.resize((max(4, int(layer.width * 0.62)), layer.height))
     pil.paste(tuple(int(c) for c in colour[::-1]), (x0, y0), layer)

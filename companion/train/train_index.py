@@ -11,6 +11,7 @@ from typing import Sequence
 import numpy as np
 
 from ..progress import Progress
+from .index_data import font_families
 from ..vision.spec import GLYPHS, INDEX_CROP_H, INDEX_CROP_W, SUITS_OUT
 
 __all__ = ["make_crops", "train_index"]
@@ -171,7 +172,8 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
     return {"glyph_acc": final["glyph_acc"], "suit_acc": final["suit_acc"], "bg_acc": final["bg_acc"],
             "geometry_error": final.get("geometry_error"), "geometry_uncorrected": final.get("geometry_uncorrected"),
             "n_train": int(len(xt)), "epochs": epochs, "init": str(init) if init else None, "data_seconds": round(t_data, 1),
-            "seconds": round(time.time() - t0, 1), "glyphs": list(GLYPHS), "suits": list(SUITS_OUT)}
+            "seconds": round(time.time() - t0, 1), "glyphs": list(GLYPHS), "suits": list(SUITS_OUT),
+            "font_families": [name for name, _ in font_families()]}
 
 
 def _Softmaxed(model):  # noqa: N802, ANN001, ANN202
