@@ -113,3 +113,43 @@ def card_quad(centre: tuple[float, float], up: tuple[float, float], card_h: floa
     cx, cy = centre
     pts = [(-hw, hh), (hw, hh), (hw, -hh), (-hw, -hh)]  # (right, up) offsets: TL, TR, BR, BL
     return np.array([[cx + a * rx + b * ux, cy + a * ry + b * uy] for a, b in pts], np.float32)
+
+
+def dominant_axis(image: np.ndarray, centre: tuple[float, float], index_h: float, reach: float = 1.5) -> float | None:
+    """The direction (radians, modulo a quarter turn) of the straight lines around an index: a card's
+    edges and most strokes of its glyphs run along or across its up, so the gradient-weighted mean of
+    four times each edge's angle gives the card's turn whatever the detector said. None where the
+    window holds no edges (or lies outside the image)."""
+    r = max(6, int(reach * index_h))
+    x, y = int(round(centre[0])), int(round(centre[1]))
+    patch = image[max(0, y - r):max(0, y + r), max(0, x - r):max(0, x + r)]
+    if patch.shape[0] < 6 or patch.shape[1] < 6:
+        return None
+    g = cv2.cvtColor(patch, cv2.COLOR_BGR2GRAY) if patch.ndim == 3 else patch
+    g = g.astype(np.float32)
+    gx = cv2.Sobel(g, cv2.CV_32F, 1, 0, ksize=3)
+    gy = cv2.Sobel(g, cv2.CV_32F, 0, 1, ksize=3)
+    # (gx + i gy) ** 4 / |g| ** 2: four times each edge's angle, weighted by its squared strength
+    a = gx * gx - gy * gy
+    b = 2.0 * gx * gy
+    w = 1.0 / (gx * gx + gy * gy + 1e-6)
+    z = complex(float(((a * a - b * b) * w).sum()), float((2.0 * a * b * w).sum()))
+    if z == 0:
+        return None
+    return math.atan2(z.imag, z.real) / 4
+
+
+def axis_ups(up: tuple[float, float], axis: float, count: int = 2) -> list[tuple[float, float]]:
+    """The ``count`` directions along ``axis`` (a quarter-turn family, see :func:`dominant_axis`)
+    nearest to ``up``, nearest first.
+
+    >>> [tuple(round(v, 3) for v in u) for u in axis_ups((0.0, -1.0), math.radians(10))]
+    [(0.174, -0.985), (-0.985, -0.174)]
+    """
+    a = math.atan2(up[1], up[0])
+    options = []
+    for k in range(4):
+        b = axis + k * math.pi / 2
+        options.append((abs((b - a + math.pi) % (2 * math.pi) - math.pi), b))
+    options.sort()
+    return [(math.cos(b), math.sin(b)) for _, b in options[:count]]

@@ -96,3 +96,27 @@ def test_the_readers_geometry_targets_put_the_crop_where_the_index_is():
     finally:
         data.crop_index = real_crop
     assert checked >= 20
+
+
+@pytest.mark.parametrize("degrees", [0, 12, 33, 45, 61, 80])
+def test_the_lines_around_an_index_give_the_cards_turn(degrees):
+    """A white card with a dark glyph bar on felt, turned: the dominant axis is the turn (mod 90)."""
+    from companion.vision.geometry import dominant_axis
+
+    img = np.full((200, 200, 3), (60, 110, 50), np.uint8)
+    box = cv2.boxPoints(((100, 100), (120, 170), degrees)).astype(np.int32)
+    cv2.fillConvexPoly(img, box, (240, 240, 240))
+    bar = cv2.boxPoints(((100, 100), (8, 40), degrees)).astype(np.int32)
+    cv2.fillConvexPoly(img, bar, (20, 20, 20))
+    axis = dominant_axis(img, (100.0, 100.0), 40.0, reach=2.0)
+    assert axis is not None
+    diff = (math.degrees(axis) - degrees + 45) % 90 - 45
+    assert abs(diff) < 4, (degrees, math.degrees(axis))  # pixel steps of the drawn edges
+
+
+def test_no_lines_no_axis():
+    from companion.vision.geometry import dominant_axis
+
+    flat = np.full((100, 100, 3), 128, np.uint8)
+    assert dominant_axis(flat, (50.0, 50.0), 20.0) is None
+    assert dominant_axis(flat, (-500.0, 50.0), 20.0) is None

@@ -72,6 +72,34 @@ def test_reads_a_held_out_card_at_any_rotation(rec, held_out_deck, angle):
         assert got == [str(Card.parse(code))], (code, angle, got)
 
 
+@pytest.mark.parametrize("turn", [35, -60])
+def test_a_corner_cut_far_off_its_up_is_read_along_the_cards_lines(rec, held_out_deck, turn):
+    """Where cards overlap the detector's up can be 30-70 degrees off; such a corner is read again
+    turned to the lines around it (``axis_retry``), and its up turned back with it."""
+    from companion.vision.geometry import Pyramid
+    from companion.vision.recogniser import Candidates
+
+    frame = place(table(), held_out_deck.face("7H"), (640, 360), 0, 260)
+    pyr = Pyramid(frame)
+    cand = rec.detect(frame)
+    up_idx = np.nonzero(cand.face_up)[0]
+    glyph_p, _, _ = rec.read_geometry(rec.crops(pyr, cand))
+    upright = [k for k, i in enumerate(up_idx) if cand.up[i][1] < -0.95 and glyph_p[k, 7] > 0.9]  # a 7 read upright
+    assert upright, "no upright corner of the 7 found"
+    k = upright[0]
+    i = up_idx[k]
+    a = math.radians(turn)
+    ups = cand.up.copy()
+    ux, uy = (float(v) for v in ups[i])
+    ups[i] = (ux * math.cos(a) - uy * math.sin(a), ux * math.sin(a) + uy * math.cos(a))
+    off = Candidates(cand.points, cand.score, cand.face_up, ups, cand.card_h, cand.index_h, cand.card_centre)
+    glyph_p, suit_p, _ = rec.read_geometry(rec.crops(pyr, off))
+    assert glyph_p[k, 7] < rec.config.min_confidence  # cut so far off, the 7 is not read
+    turned, glyph2, _ = rec._read_along_axis(pyr, off, glyph_p, suit_p)
+    assert glyph2[k, 7] >= rec.config.retry_confidence
+    assert float(turned.up[i] @ cand.up[i]) > math.cos(math.radians(8))
+
+
 @pytest.mark.xfail(reason=BELOW_TARGET, strict=False)
 def test_half_covered_card_is_read_from_one_corner(rec, held_out_deck):
     frame = place(table(), held_out_deck.face("9S"), (640, 360), 0, 260)
