@@ -69,8 +69,8 @@ class RecogniserConfig:
     #: weak input where cards overlap: on held-out tuning frames 28% of the cards read wrong or not at
     #: all near a found corner had it 30 degrees or more off. Such a reading counts only at
     #: ``retry_confidence``, when the reader takes the crop for upright, and when the crop cut again
-    #: where the reader says reads the same rank as surely. On tuning frames: 3 points more cards
-    #: read, for 4-10 ms a frame (models/README.md).
+    #: where the reader says reads the same rank as surely, and the same suit. On tuning frames: 3
+    #: points more cards read, for 4-10 ms a frame (models/README.md).
     axis_retry: bool = True
 
     def __post_init__(self) -> None:
@@ -310,9 +310,9 @@ class Recogniser:
         scout = self.readers[-1]
         active = np.arange(len(jobs))
         # a turned crop's reading counts only when the crop cut again where the reader says reads the
-        # same rank as surely: an index stays readable when the cut moves a little, a stray pip or
-        # piece of court art seldom does (on tuning frames 8% of the single readings were wrong)
-        pending: dict[int, int] = {}
+        # same rank as surely, and the same suit: an index stays readable when the cut moves a little,
+        # a stray pip or piece of court art seldom does (on tuning frames 8% of single readings were wrong)
+        pending: dict[int, tuple[int, int]] = {}
         for _look in range(AXIS_LOOKS + 1):  # each turned crop read, then cut again where the reader says
             crops = np.stack([crop_index(pyr, tuple(pts[j]), tuple(ups_j[j]), float(ihs[j])) for j in active])
             x = crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
@@ -336,7 +336,7 @@ class Recogniser:
                     if ten[n] and ups_j[j] @ cand.up[idx[k]] < AXIS_QUARTER:
                         continue
                     if r2[n] >= cfg.retry_confidence and upright[n] and g2[n, 0] < cfg.background_reject:
-                        rank_read = int(rank2[n, 1:].argmax()) + 1
+                        rank_read = (int(rank2[n, 1:].argmax()) + 1, int(s2[n].argmax()))
                         sure_rank[j] = rank_read
                         if pending.get(j) == rank_read and r2[n] > best[k]:
                             best[k] = r2[n]
