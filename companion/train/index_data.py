@@ -148,6 +148,10 @@ def font_families() -> tuple[tuple[str, tuple[str, ...]], ...]:
     """Installed upright text faces that draw every index character, grouped by family (sorted, so the
     sampler is deterministic for a given set of installed fonts). Families are drawn uniformly, so a
     family installed in twenty weights counts as much as one installed in one."""
+    try:
+        import PIL.ImageFont  # noqa: F401 - drawing indices needs pillow (the train extra)
+    except ImportError:
+        return ()
     files: set[str] = set()
     for pattern in FONT_GLOBS:
         files.update(glob.glob(pattern, recursive=True))
@@ -224,7 +228,7 @@ class IndexSampler:
         self.decks = list(decks)
         self.rng = np.random.default_rng(seed)
         self.backgrounds = backgrounds or Backgrounds(np.random.default_rng(seed + 1))
-        self.font_share = font_share if font_files() else 0.0
+        self.font_share = font_share if font_share and font_families() else 0.0
         self.bg_share = bg_share
         self.hands = hands
 
