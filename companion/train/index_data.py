@@ -167,10 +167,6 @@ def font_families() -> tuple[tuple[str, tuple[str, ...]], ...]:
     return tuple((k, tuple(v)) for k, v in sorted(families.items()))
 
 
-def font_files() -> tuple[str, ...]:
-    """Every usable font file (see :func:`font_families`)."""
-    return tuple(f for _, files in font_families() for f in files)
-
 
 def _font_index(rng: np.random.Generator, glyph_text: str, suit: str, red: bool) -> tuple[np.ndarray, tuple]:
     """A card corner (BGRA, white paper) with ``glyph_text`` over a suit pip; returns it and the index box."""

@@ -192,7 +192,7 @@ class Recogniser:
         if len(crops) == 0:
             return (np.zeros((0, len(GLYPHS)), np.float32), np.zeros((0, 5), np.float32),
                     np.zeros((0, 4), np.float32) if n_out > 2 else None)
-        x = crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
+        x = _reader_input(crops)
         return _combine([r.run(None, {"crops": x}) for r in self.readers])
 
     def _read_refined(self, pyr: Pyramid, cand: Candidates, glyph_p: np.ndarray, suit_p: np.ndarray,
@@ -305,8 +305,8 @@ class Recogniser:
         ihs = np.array([cand.index_h[idx[k]] for k, _ in jobs], np.float64)
         glyph_p, suit_p, ups = glyph_p.copy(), suit_p.copy(), cand.up.copy()
         best = np.zeros(len(glyph_p))
-        # the turned crops are searched with one reader (the one that says where to cut) and only what it
-        # reads surely enough is read by both, as every corner is: a third of the readings
+        # the turned crops are searched with one reader (the one that says where to cut); the other reads
+        # only what that one reads surely enough, so that both judge it as every corner is judged
         scout = self.readers[-1]
         active = np.arange(len(jobs))
         # a turned crop's reading counts only when the crop cut again where the reader says reads the
@@ -315,7 +315,7 @@ class Recogniser:
         pending: dict[int, tuple[int, int]] = {}
         for _look in range(AXIS_LOOKS + 1):  # each turned crop read, then cut again where the reader says
             crops = np.stack([crop_index(pyr, tuple(pts[j]), tuple(ups_j[j]), float(ihs[j])) for j in active])
-            x = crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
+            x = _reader_input(crops)
             out = scout.run(None, {"crops": x})
             g1, geo1 = out[0], (out[2] if len(out) > 2 else None)
             # a mean of two readings reaches retry_confidence only where each is at least 2 * it - 1
@@ -346,7 +346,7 @@ class Recogniser:
             if geo1 is None:
                 break
             # every turn of a corner not yet read surely twice is cut again (even one read as no index
-            # now: on tuning frames dropping those lost a point)
+            # now: on tuning frames dropping those lost a point); a last look only to confirm
             again = np.array([best[jobs[j][0]] == 0 and (_look < AXIS_LOOKS - 1 or j in pending) for j in active], bool)
             g = self._clip_correction(geo1)
             for n in np.nonzero(again)[0]:
@@ -463,6 +463,11 @@ class Recogniser:
         return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i]), rank_probs, suit_probs
 
 
+def _reader_input(crops: np.ndarray) -> np.ndarray:
+    """Upright index crops (N, H, W, 3) uint8 as the readers take them: (N, 3, H, W) float32, 0..1."""
+    return crops.astype(np.float32).transpose(0, 3, 1, 2) * (1.0 / 255.0)
+
+
 def _combine(outs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
     """Several readers' outputs for the same crops: mean glyph and suit probabilities, and the mean
     geometry of those that predict it (None when none does)."""
@@ -521,10 +526,10 @@ SECOND_READER = "index2.onnx"
 REFINE_MIN = (0.08, 0.09, 0.1)
 # axis retry (``RecogniserConfig.axis_retry``): a turn within 8 degrees of the one read already is
 # not read again (cosine); a crop the reader would turn by more than 0.2 radians is not taken for
-# upright; a corner read as no index is read again only when cut 12 degrees or more off the lines
-# around it; each turned crop is looked at up to 3 times; the lines are measured at the pyramid level
-# where the index is about 20 pixels tall; a "10" read more than 45 degrees from the detector's up
-# does not count
+# upright; a corner is read again only when cut 12 degrees or more off the lines around it; each
+# turned crop is looked at up to 3 times, and once more to confirm a sure reading of the third look;
+# the lines are measured at the pyramid level where the index is about 20 pixels tall; a "10" read
+# more than 45 degrees from the detector's up does not count
 AXIS_SAME = math.cos(math.radians(8))
 AXIS_UPRIGHT = 0.2
 AXIS_OFF = math.cos(math.radians(12))
