@@ -28,6 +28,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--index-epochs", type=int, default=6)
     ap.add_argument("--detector-scenes", type=int, default=14_000)
     ap.add_argument("--detector-epochs", type=int, default=4)
+    ap.add_argument("--detector-game-share", type=float, default=0.0,
+                    help="share of detector scenes cut from rendered games of the training decks (0..1)")
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--init", type=Path, metavar="DIR",
                     help="fine-tune: start each model from the float models of DIR (DIR/float if there is one): "
@@ -103,7 +105,7 @@ def main(argv: list[str] | None = None) -> int:
     if args.only in (None, "detector"):
         report["detector"] = train_detector(train, held, floats, seed=args.seed, n_train=args.detector_scenes,
                                             epochs=args.detector_epochs, workers=args.workers,
-                                            init=init_detector)
+                                            init=init_detector, game_share=args.detector_game_share)
         print(f"corner detector: {report['detector']['seconds']:.0f} s")
     report["total_seconds"] = round(time.time() - t0, 1)
     report_path.write_text(json.dumps(report, indent=2) + "\n")

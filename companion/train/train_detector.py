@@ -35,13 +35,40 @@ def _worker(args: tuple[int, int, int, int]):  # noqa: ANN202
     return imgs, heat, weight, reg, mask
 
 
+def _game_worker(args: tuple[int, int, int, int, list[str]]):  # noqa: ANN202
+    seed, n, w, h, decks = args
+    from .game_data import GameSceneSampler
+
+    sampler = GameSceneSampler(decks, seed, out_w=w, out_h=h, frames_per_game=GAME_FRAMES_EACH)
+    gw, gh = w // DETECTOR_STRIDE, h // DETECTOR_STRIDE
+    imgs = np.empty((n, h, w, 3), np.uint8)
+    heat = np.empty((n, 2, gh, gw), np.float16)
+    weight = np.empty((n, 2, gh, gw), np.float16)
+    reg = np.empty((n, 8, gh, gw), np.float16)
+    mask = np.empty((n, 2, gh, gw), np.float16)
+    for i in range(n):
+        img, t = sampler.sample()
+        imgs[i], heat[i], weight[i], reg[i] = img, t.heat, t.weight, t.reg
+        mask[i, 0], mask[i, 1] = t.reg_mask, t.reg_mask_down
+    return imgs, heat, weight, reg, mask
+
+
+#: Windows cut from each rendered game (planning a game takes about 7 s here, a frame 0.12 s).
+GAME_FRAMES_EACH = 25
+
+
 def make_scenes(decks: Sequence[str], n: int, seed: int, w: int = 256, h: int = 192, workers: int = 2,
-                chunk: int = 500, desc: str = "scenes"):  # noqa: ANN201
-    jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h) for k in range(math.ceil(n / chunk))]
+                chunk: int = 500, desc: str = "scenes", games: bool = False):  # noqa: ANN201
+    """``n`` composed scenes (or, with ``games``, windows of rendered game frames) with targets."""
+    if games:
+        chunk = 100
+        jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h, list(decks)) for k in range(math.ceil(n / chunk))]
+    else:
+        jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h) for k in range(math.ceil(n / chunk))]
     parts = []
     bar = Progress(n, desc)
     with mp.get_context("fork").Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 3)) as pool:
-        for part in pool.imap(_worker, jobs):
+        for part in pool.imap(_game_worker if games else _worker, jobs):
             parts.append(part)
             bar.update(len(part[0]))
     bar.close()
@@ -74,11 +101,23 @@ def detector_loss(out, heat, weight, reg, mask):  # noqa: ANN001, ANN201
 
 def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, *, seed: int = 0,
                    n_train: int = 16_000, n_val: int = 600, epochs: int = 6, batch: int = 16, w: int = 256,
-                   h: int = 192, workers: int = 2, init: Path | None = None, log=print) -> dict:  # noqa: ANN001
-    """Make scenes, train, export ``out/detector.onnx``; ``init``: a ``detector.onnx`` to fine-tune."""
+                   h: int = 192, workers: int = 2, init: Path | None = None, game_share: float = 0.0,
+                   log=print) -> dict:  # noqa: ANN001
+    """Make scenes, train, export ``out/detector.onnx``; ``init``: a ``detector.onnx`` to fine-tune;
+    ``game_share``: the share of training scenes cut from rendered games of the training decks
+    (:mod:`companion.train.game_data`) instead of composed."""
+    if not 0.0 <= game_share <= 1.0:
+        raise ValueError(f"game_share must be between 0 and 1, got {game_share}")
     t0 = time.time()
     log(f"detector: {len(train_decks)} training decks, held out: {', '.join(val_decks)}")
-    tr = make_scenes(train_decks, n_train, seed, w, h, workers, desc="detector scenes (train)")
+    n_game = int(round(n_train * game_share))
+    tr = make_scenes(train_decks, n_train - n_game, seed, w, h, workers, desc="detector scenes (train)")
+    if n_game:
+        # games of decks the scene renderer draws well at a camera's distance; the same seed never
+        # gives the composed scenes' stream
+        gm = make_scenes(train_decks, n_game, seed + 104729, w, h, workers, desc="detector game frames (train)",
+                         games=True)
+        tr = tuple(np.concatenate([a, b]) for a, b in zip(tr, gm))
     va = make_scenes(val_decks, n_val, seed + 7919, w, h, workers, desc="detector scenes (held-out)")
     t_data = time.time() - t0
 
@@ -138,7 +177,8 @@ def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Pa
     bar.close()
     export_onnx(_Exported(model), torch.zeros(1, 3, 224, 384), out / "detector.onnx", "image", ["maps"],
                 dynamic_batch=False, dynamic_hw=True)
-    return {"epochs": epochs, "n_train": n_train, "init": str(init) if init else None, "data_seconds": round(t_data, 1),
+    return {"epochs": epochs, "n_train": n_train, "game_share": game_share, "init": str(init) if init else None,
+            "data_seconds": round(t_data, 1),
             "seconds": round(time.time() - t0, 1), "history": history}
 
 
