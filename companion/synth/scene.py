@@ -577,6 +577,28 @@ class Scene:
                 items.append(CardItem(c, card_corners(x, y, a, z), p, "top", 0, self._shade(str(c))))
         return items
 
+    def frame_layers(self, spec: "FrameSpec") -> list[tuple[str, Any]]:
+        """What one frame shows, bottom first, as the renderer stacks it: ``("card", CardItem)`` and
+        ``("hand", polygon)``. Static items (minus the pile a held card slides under), the hand's under
+        part, held cards, the pile slid under, the thumb, resting hands. Truth-makers (the oracle
+        recogniser, detector training targets) use it to know what covers what."""
+        static = self.state_items(spec.state, exclude_pile=spec.under_pile)
+        under = self.state_items(spec.state, only_pile=spec.under_pile) if spec.under_pile is not None else []
+        layers: list[tuple[str, Any]] = [("card", it) for it in static]
+        if spec.hand is not None:
+            for poly, tag in spec.hand.polygons():
+                if tag != "thumb" or not spec.held:
+                    layers.append(("hand", poly))
+        layers += [("card", it) for it in spec.held]
+        layers += [("card", it) for it in under]
+        if spec.hand is not None and spec.held:
+            for poly, tag in spec.hand.polygons():
+                if tag == "thumb":
+                    layers.append(("hand", poly))
+        for h in spec.resting:
+            layers += [("hand", p) for p, _ in h.polygons()]
+        return layers
+
     def _shade(self, key: str) -> float:
         v = self.card_shade.get(key)
         if v is None:

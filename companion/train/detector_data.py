@@ -18,7 +18,7 @@ import numpy as np
 from ..synth.composer import VISIBLE_IGNORE, VISIBLE_POSITIVE, Placed, SceneComposer, apply_h, visible_fraction
 from ..vision.spec import DETECTOR_OUTPUTS, DETECTOR_STRIDE
 
-__all__ = ["SceneSampler", "Targets", "VISIBLE_POSITIVE", "render_targets"]
+__all__ = ["SceneSampler", "Targets", "VISIBLE_POSITIVE", "empty_targets", "render_targets"]
 
 #: Share of training scenes drawn with small cards only.
 SMALL_SCENES = 0.5
@@ -48,6 +48,14 @@ class SceneSampler(SceneComposer):
         return small, render_targets(placed, ids, self.out_w, self.out_h, scale=0.5)
 
 
+def empty_targets(out_w: int, out_h: int) -> Targets:
+    """Targets with nothing in them (all background, every cell weighted) for an (out_w, out_h) input."""
+    gw, gh = out_w // DETECTOR_STRIDE, out_h // DETECTOR_STRIDE
+    return Targets(np.zeros((2, gh, gw), np.float32), np.ones((2, gh, gw), np.float32),
+                   np.zeros((DETECTOR_OUTPUTS - 2, gh, gw), np.float32), np.zeros((gh, gw), np.float32),
+                   np.zeros((gh, gw), np.float32))
+
+
 def render_targets(placed: list[Placed], ids: np.ndarray, out_w: int, out_h: int, scale: float) -> Targets:
     """Dense targets at stride DETECTOR_STRIDE of an (out_w, out_h) detector input.
 
@@ -55,12 +63,8 @@ def render_targets(placed: list[Placed], ids: np.ndarray, out_w: int, out_h: int
     """
     from ..cards import FULL_DECK
 
-    gw, gh = out_w // DETECTOR_STRIDE, out_h // DETECTOR_STRIDE
-    heat = np.zeros((2, gh, gw), np.float32)
-    weight = np.ones((2, gh, gw), np.float32)
-    reg = np.zeros((DETECTOR_OUTPUTS - 2, gh, gw), np.float32)
-    reg_mask = np.zeros((gh, gw), np.float32)
-    reg_mask_down = np.zeros((gh, gw), np.float32)
+    t = empty_targets(out_w, out_h)
+    heat, weight, reg, reg_mask, reg_mask_down = t.heat, t.weight, t.reg, t.reg_mask, t.reg_mask_down
     H, W = ids.shape
     for p in placed:
         fh, fw = p.art.back.shape[:2]
@@ -90,7 +94,7 @@ def render_targets(placed: list[Placed], ids: np.ndarray, out_w: int, out_h: int
             _splat(heat[1], weight[1], reg, reg_mask_down, centre * scale, vis, up, card_h, card_h * 0.2,
                    np.zeros(2), card_h * 0.5)
     del H, W
-    return Targets(heat, weight, reg, reg_mask, reg_mask_down)
+    return t
 
 
 def _splat(heat: np.ndarray, weight: np.ndarray, reg: np.ndarray, reg_mask: np.ndarray, pt: np.ndarray, vis: float,

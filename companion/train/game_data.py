@@ -20,8 +20,8 @@ import cv2
 import numpy as np
 
 from ..synth.composer import VISIBLE_IGNORE, VISIBLE_POSITIVE
-from ..vision.spec import DETECTOR_OUTPUTS, DETECTOR_STRIDE, DETECTOR_WIDTH
-from .detector_data import Targets, _splat
+from ..vision.spec import DETECTOR_STRIDE, DETECTOR_WIDTH
+from .detector_data import Targets, _splat, empty_targets
 
 __all__ = ["GameSceneSampler", "game_frame_targets"]
 
@@ -40,28 +40,9 @@ def game_frame_targets(scene, spec, scale: float, out_w: int, out_h: int) -> Tar
     from ..synth.scene import face_visible, index_quads_mm
 
     cam = scene.cam
-    gw, gh = out_w // DETECTOR_STRIDE, out_h // DETECTOR_STRIDE
-    heat = np.zeros((2, gh, gw), np.float32)
-    weight = np.ones((2, gh, gw), np.float32)
-    reg = np.zeros((DETECTOR_OUTPUTS - 2, gh, gw), np.float32)
-    reg_mask = np.zeros((gh, gw), np.float32)
-    reg_mask_down = np.zeros((gh, gw), np.float32)
-    # draw order, bottom first, as the renderer (and the oracle recogniser) stacks them
-    static = scene.state_items(spec.state, exclude_pile=spec.under_pile)
-    under = scene.state_items(spec.state, only_pile=spec.under_pile) if spec.under_pile is not None else []
-    layers: list[tuple[str, object]] = [("card", it) for it in static]
-    if spec.hand is not None:
-        for poly, tag in spec.hand.polygons():
-            if tag != "thumb" or not spec.held:
-                layers.append(("hand", poly))
-    layers += [("card", it) for it in spec.held]
-    layers += [("card", it) for it in under]
-    if spec.hand is not None and spec.held:
-        for poly, tag in spec.hand.polygons():
-            if tag == "thumb":
-                layers.append(("hand", poly))
-    for h in spec.resting:
-        layers += [("hand", p) for p, _ in h.polygons()]
+    t = empty_targets(out_w, out_h)
+    heat, weight, reg, reg_mask, reg_mask_down = t.heat, t.weight, t.reg, t.reg_mask, t.reg_mask_down
+    layers = scene.frame_layers(spec)
     proj = [cam.project(obj.corners if kind == "card" else obj) for kind, obj in layers]
 
     def visible(q: np.ndarray, occ: list[np.ndarray], ss: int) -> float:
@@ -98,7 +79,7 @@ def game_frame_targets(scene, spec, scale: float, out_w: int, out_h: int) -> Tar
             up = (top - bottom) / max(float(np.linalg.norm(top - bottom)), 1e-6)
             _splat(heat[1], weight[1], reg, reg_mask_down, qd.mean(0) * scale, vis, up, card_h, card_h * 0.2,
                    np.zeros(2), card_h * 0.5)
-    return Targets(heat, weight, reg, reg_mask, reg_mask_down)
+    return t
 
 
 class GameSceneSampler:

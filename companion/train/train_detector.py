@@ -16,30 +16,18 @@ from ..vision.spec import DETECTOR_STRIDE
 
 __all__ = ["make_scenes", "train_detector", "detector_loss"]
 
-def _worker(args: tuple[int, int, int, int]):  # noqa: ANN202
-    seed, n, w, h = args
-    from .detector_data import SceneSampler
+def _worker(args: tuple):  # noqa: ANN202
+    """``n`` (image, targets) pairs from a composed-scene sampler, or with decks given, from games."""
+    seed, n, w, h, *game_decks = args
+    if game_decks:
+        from .game_data import GameSceneSampler
 
-    arts, backgrounds = worker_state()
-    sampler = SceneSampler(arts, seed, out_w=w, out_h=h, backgrounds=backgrounds)
-    gw, gh = w // DETECTOR_STRIDE, h // DETECTOR_STRIDE
-    imgs = np.empty((n, h, w, 3), np.uint8)
-    heat = np.empty((n, 2, gh, gw), np.float16)
-    weight = np.empty((n, 2, gh, gw), np.float16)
-    reg = np.empty((n, 8, gh, gw), np.float16)
-    mask = np.empty((n, 2, gh, gw), np.float16)
-    for i in range(n):
-        img, t = sampler.sample()
-        imgs[i], heat[i], weight[i], reg[i] = img, t.heat, t.weight, t.reg
-        mask[i, 0], mask[i, 1] = t.reg_mask, t.reg_mask_down
-    return imgs, heat, weight, reg, mask
+        sampler = GameSceneSampler(game_decks[0], seed, out_w=w, out_h=h, frames_per_game=GAME_FRAMES_EACH)
+    else:
+        from .detector_data import SceneSampler
 
-
-def _game_worker(args: tuple[int, int, int, int, list[str]]):  # noqa: ANN202
-    seed, n, w, h, decks = args
-    from .game_data import GameSceneSampler
-
-    sampler = GameSceneSampler(decks, seed, out_w=w, out_h=h, frames_per_game=GAME_FRAMES_EACH)
+        arts, backgrounds = worker_state()
+        sampler = SceneSampler(arts, seed, out_w=w, out_h=h, backgrounds=backgrounds)
     gw, gh = w // DETECTOR_STRIDE, h // DETECTOR_STRIDE
     imgs = np.empty((n, h, w, 3), np.uint8)
     heat = np.empty((n, 2, gh, gw), np.float16)
@@ -68,7 +56,7 @@ def make_scenes(decks: Sequence[str], n: int, seed: int, w: int = 256, h: int = 
     parts = []
     bar = Progress(n, desc)
     with mp.get_context("fork").Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 3)) as pool:
-        for part in pool.imap(_game_worker if games else _worker, jobs):
+        for part in pool.imap(_worker, jobs):
             parts.append(part)
             bar.update(len(part[0]))
     bar.close()

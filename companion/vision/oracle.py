@@ -66,23 +66,7 @@ class OracleRecogniser:
         cam = sc.cam
         spec = self.specs[index]
         rng = random.Random(self.seed * 1_000_003 + index)
-        # draw order, bottom first: static items (minus the pile a held card slides under), the hand's
-        # under part, held cards, the pile slid under, the thumb, resting hands
-        static = sc.state_items(spec.state, exclude_pile=spec.under_pile)
-        under = sc.state_items(spec.state, only_pile=spec.under_pile) if spec.under_pile is not None else []
-        layers: list[tuple[str, Any]] = [("card", it) for it in static]
-        if spec.hand is not None:
-            for poly, tag in spec.hand.polygons():
-                if tag != "thumb" or not spec.held:
-                    layers.append(("hand", poly))
-        layers += [("card", it) for it in spec.held]
-        layers += [("card", it) for it in under]
-        if spec.hand is not None and spec.held:
-            for poly, tag in spec.hand.polygons():
-                if tag == "thumb":
-                    layers.append(("hand", poly))
-        for h in spec.resting:
-            layers += [("hand", p) for p, _ in h.polygons()]
+        layers = sc.frame_layers(spec)
         proj: list[np.ndarray] = []
         for kind, obj in layers:
             pts = obj.corners if kind == "card" else obj
