@@ -201,6 +201,14 @@ def visible_fraction_px(cam: Any, q: np.ndarray, occluders: Sequence[np.ndarray]
 # ----------------------------------------------------------------------------------------------
 # choreography
 # ----------------------------------------------------------------------------------------------
+
+def uncovered_in_frame(cam: Any, q: np.ndarray, occluders: Sequence[np.ndarray], ss: int = 3) -> float:
+    """Uncovered fraction of a projected quad, 0 unless it lies wholly inside the image: what a truth
+    maker (the oracle recogniser, detector training targets) counts as showing."""
+    v, inside = visible_fraction_px(cam, q, occluders, ss)
+    return v if inside >= 0.999 else 0.0
+
+
 def _ease(t: float) -> float:
     return t * t * (3 - 2 * t)
 

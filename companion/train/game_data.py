@@ -3,7 +3,7 @@
 The composed scenes of :mod:`companion.train.detector_data` lay cards flat under a camera looking
 straight down. A game (:mod:`companion.synth.record`) looks different: a tilted camera, stacks with
 thickness, hands carrying cards, a card slid half beneath a stack with one index peeking out. On such
-frames the composed-scene detector sized stacks at 0.91 of their true size and put a card slid
+frames the composed-scene detector sized stacks at 0.90 of their true size and put a card slid
 beneath a stack on the stack's centre, which the watcher takes for a card held up (models/README.md).
 
 :class:`GameSceneSampler` plans games of training decks from its own seeds, renders random frames of
@@ -36,7 +36,7 @@ def _mid(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 def game_frame_targets(scene, spec, scale: float, out_w: int, out_h: int) -> Targets:  # noqa: ANN001
     """Dense detector targets for one frame spec of ``scene`` at image scale ``scale`` (detector
     pixels per frame pixel), on an ``out_w`` x ``out_h`` detector input."""
-    from ..synth.record import visible_fraction_px
+    from ..synth.record import uncovered_in_frame
     from ..synth.scene import face_visible, index_quads_mm
 
     cam = scene.cam
@@ -44,10 +44,6 @@ def game_frame_targets(scene, spec, scale: float, out_w: int, out_h: int) -> Tar
     heat, weight, reg, reg_mask, reg_mask_down = t.heat, t.weight, t.reg, t.reg_mask, t.reg_mask_down
     layers = scene.frame_layers(spec)
     proj = [cam.project(obj.corners if kind == "card" else obj) for kind, obj in layers]
-
-    def visible(q: np.ndarray, occ: list[np.ndarray], ss: int) -> float:
-        v, inside = visible_fraction_px(cam, q, occ, ss)
-        return v if inside >= 0.999 else 0.0
 
     for i, (kind, it) in enumerate(layers):
         if kind != "card":
@@ -58,10 +54,10 @@ def game_frame_targets(scene, spec, scale: float, out_w: int, out_h: int) -> Tar
             top, bottom = _mid(q[0], q[1]), _mid(q[3], q[2])
             centre = q.mean(0)
             card_h = float(np.linalg.norm(top - bottom)) * scale
-            for (x0, y0, x1, y1), iq in zip(scene.tex.boxes_frac(it.card), index_quads_mm(it.corners,
-                                                                                      scene.tex.boxes_frac(it.card))):
+            boxes = scene.tex.boxes_frac(it.card)
+            for (x0, y0, x1, y1), iq in zip(boxes, index_quads_mm(it.corners, boxes)):
                 qq = cam.project(iq)
-                vis = visible(qq, occ, 3)
+                vis = uncovered_in_frame(cam, qq, occ, 3)
                 upright = (y0 + y1) / 2 < 0.5
                 up = (top - bottom) if upright else (bottom - top)
                 up = up / max(float(np.linalg.norm(up)), 1e-6)
@@ -73,7 +69,7 @@ def game_frame_targets(scene, spec, scale: float, out_w: int, out_h: int) -> Tar
             if it.role == "down" and it.slot != spec.state.down[it.pile] - 1:
                 continue  # only a stack's top card shows
             qd = q[[1, 0, 3, 2]] if it.card is not None or it.role in ("down", "held") else q
-            vis = visible(q, occ, 1)
+            vis = uncovered_in_frame(cam, q, occ, 1)
             top, bottom = _mid(qd[0], qd[1]), _mid(qd[3], qd[2])
             card_h = float(np.linalg.norm(top - bottom)) * scale
             up = (top - bottom) / max(float(np.linalg.norm(top - bottom)), 1e-6)

@@ -48,11 +48,9 @@ GAME_FRAMES_EACH = 25
 def make_scenes(decks: Sequence[str], n: int, seed: int, w: int = 256, h: int = 192, workers: int = 2,
                 chunk: int = 500, desc: str = "scenes", games: bool = False):  # noqa: ANN201
     """``n`` composed scenes (or, with ``games``, windows of rendered game frames) with targets."""
-    if games:
-        chunk = 100
-        jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h, list(decks)) for k in range(math.ceil(n / chunk))]
-    else:
-        jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h) for k in range(math.ceil(n / chunk))]
+    chunk = min(chunk, 100) if games else chunk  # a game chunk takes minutes: finer progress
+    extra = (list(decks),) if games else ()  # the worker samples games of these decks
+    jobs = [(seed * 1000 + k, min(chunk, n - k * chunk), w, h, *extra) for k in range(math.ceil(n / chunk))]
     parts = []
     bar = Progress(n, desc)
     with mp.get_context("fork").Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 3)) as pool:
@@ -101,8 +99,7 @@ def train_detector(train_decks: Sequence[str], val_decks: Sequence[str], out: Pa
     n_game = int(round(n_train * game_share))
     tr = make_scenes(train_decks, n_train - n_game, seed, w, h, workers, desc="detector scenes (train)")
     if n_game:
-        # games of decks the scene renderer draws well at a camera's distance; the same seed never
-        # gives the composed scenes' stream
+        # games of the same training decks, from a seed apart from the composed scenes' stream
         gm = make_scenes(train_decks, n_game, seed + 104729, w, h, workers, desc="detector game frames (train)",
                          games=True)
         tr = tuple(np.concatenate([a, b]) for a, b in zip(tr, gm))

@@ -54,10 +54,9 @@ class OracleRecogniser:
     # -- geometry -------------------------------------------------------------------------------
     def _visible(self, quad: np.ndarray, occluders: list[np.ndarray], ss: int = 3) -> float:
         """Uncovered fraction of a projected quad; 0 unless it lies inside the image."""
-        from ..synth.record import visible_fraction_px
+        from ..synth.record import uncovered_in_frame
 
-        v, inside = visible_fraction_px(self.scene.cam, quad, occluders, ss)
-        return v if inside >= 0.999 else 0.0
+        return uncovered_in_frame(self.scene.cam, quad, occluders, ss)
 
     def detect(self, index: int) -> Detections:
         from ..synth.scene import face_visible, index_quads_mm
