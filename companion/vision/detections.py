@@ -53,6 +53,9 @@ class Detections:
     # :meth:`rank_probabilities` derives them from the readings when absent
     rank_probs: np.ndarray | None = None  # (N, 13) float32
     suit_probs: np.ndarray | None = None  # (N, 4) float32
+    # whether the card's printed indices were found at both ends (a card half under a stack shows one at
+    # most: one seen with both lies above whatever it overlaps). Optional: None where not known
+    both_indices: np.ndarray | None = None  # (N,) bool
 
     def __post_init__(self) -> None:
         n = len(self.quads)
@@ -77,14 +80,18 @@ class Detections:
     @classmethod
     def from_rows(cls, rows: list[tuple]) -> "Detections":
         """From rows ``(quad, index_box, rank, suit, rank_confidence, suit_confidence, face_up, angle)``,
-        optionally followed by ``rank_probs`` (13) and ``suit_probs`` (4) (all rows or none)."""
+        optionally followed by ``rank_probs`` (13) and ``suit_probs`` (4), then optionally by
+        ``both_indices`` (all rows alike)."""
         if not rows:
             return cls.empty()
         probs: dict[str, Any] = {}
+        if len(rows[0]) in (9, 11):
+            probs["both_indices"] = np.array([r[-1] for r in rows], bool)
+            rows = [r[:-1] for r in rows]
         if len(rows[0]) == 10:
             rp, sp = zip(*(r[8:] for r in rows))
-            probs = {"rank_probs": np.array(rp, np.float32).reshape(-1, 13),
-                     "suit_probs": np.array(sp, np.float32).reshape(-1, 4)}
+            probs.update({"rank_probs": np.array(rp, np.float32).reshape(-1, 13),
+                          "suit_probs": np.array(sp, np.float32).reshape(-1, 4)})
             rows = [r[:8] for r in rows]
         quads, boxes, ranks, suits, rc, sc, fu, ang = zip(*rows)
         return cls(**probs,
@@ -103,10 +110,12 @@ class Detections:
         if not parts:
             return cls.empty()
         out = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)
-               if f.name not in ("rank_probs", "suit_probs")}
+               if f.name not in ("rank_probs", "suit_probs", "both_indices")}
         if any(p.rank_probs is not None for p in parts):
             out["rank_probs"] = np.concatenate([p.rank_probabilities() for p in parts])
             out["suit_probs"] = np.concatenate([p.suit_probabilities() for p in parts])
+        if all(p.both_indices is not None for p in parts):
+            out["both_indices"] = np.concatenate([p.both_indices for p in parts])
         return cls(**out)
 
     def __len__(self) -> int:

@@ -79,10 +79,12 @@ class OracleRecogniser:
             is_face = it.card is not None and face_visible(it.corners, sc.cam_center)
             if is_face:
                 boxes = sc.tex.boxes_frac(it.card)
-                best, best_q = 0.0, None
-                for iq in index_quads_mm(it.corners, boxes):
+                best, best_q, ends = 0.0, None, set()  # ends: top or bottom half, of the indices shown
+                for iq, bf in zip(index_quads_mm(it.corners, boxes), boxes):
                     qq = cam.project(iq)
                     v = self._visible(qq, occ)
+                    if v >= self.seen_visible:
+                        ends.add(bf[1] + bf[3] < 1.0)
                     if v > best:
                         best, best_q = v, qq
                 if best < self.seen_visible or best_q is None:
@@ -100,7 +102,7 @@ class OracleRecogniser:
                 box = (best_q[:, 0].min(), best_q[:, 1].min(), best_q[:, 0].max(), best_q[:, 1].max())
                 rank = int(card.rank.value) if card else 0
                 suit = SUIT_CODES.index(card.suit.value) if card else -1
-                rows.append((quad, box, rank, suit, conf, conf, True))
+                rows.append((quad, box, rank, suit, conf, conf, True, len(ends) == 2))
             else:
                 if it.role == "down" and it.slot != spec.state.down[it.pile] - 1:
                     continue  # only a stack's top card shows
@@ -108,9 +110,10 @@ class OracleRecogniser:
                 if v < self.seen_visible:
                     continue
                 quad = q[[1, 0, 3, 2]] if it.card is not None or it.role in ("down", "held") else q
-                rows.append((quad, (q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()), 0, -1, 0.0, 0.0, False))
+                rows.append((quad, (q[:, 0].min(), q[:, 1].min(), q[:, 0].max(), q[:, 1].max()), 0, -1, 0.0, 0.0, False,
+                             False))
         out = []
-        for quad, box, rank, suit, rc, sc, fu in rows:
+        for quad, box, rank, suit, rc, sc, fu, both in rows:
             qd = np.asarray(quad, np.float32).reshape(4, 2) * self.scale
             if self.size_noise:
                 c = qd.mean(axis=0)
@@ -118,7 +121,7 @@ class OracleRecogniser:
             u = (qd[0] + qd[1]) / 2 - (qd[3] + qd[2]) / 2
             n = float(np.hypot(*u)) or 1.0
             out.append((qd, np.asarray(box, np.float32) * self.scale, rank, suit, rc, sc, fu,
-                        up_to_angle(u[0] / n, u[1] / n)))
+                        up_to_angle(u[0] / n, u[1] / n), both))
         return Detections.from_rows(out)
 
 

@@ -403,7 +403,8 @@ class Recogniser:
                 j = up_idx[g[0]]
                 if len(g) >= 4 or not 0.7 < card_h[i] / max(card_h[j], 1e-3) < 1.4:  # not similar sizes
                     continue
-                if math.dist(centre[i], centre[j]) >= cfg.merge_distance * card_h[j]:  # not near
+                if math.dist(centre[i], centre[j]) >= cfg.merge_distance * card_h[j] and \
+                        not any(_opposite_corners(cand, i, up_idx[m]) for m in g):  # not near
                     continue
                 # a corner printed the same way up as one of the group's and read as another card is
                 # the next card of a fan. One printed the other way up and read as another *rank* is a
@@ -427,7 +428,7 @@ class Recogniser:
         for i in np.nonzero(~cand.face_up)[0]:
             quad = card_quad(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.card_h[i]))
             box = _box(quad)
-            rows.append((quad, box, 0, -1, 0.0, 0.0, False, up_to_angle(*cand.up[i]), _NO_RANK, _NO_SUIT))
+            rows.append((quad, box, 0, -1, 0.0, 0.0, False, up_to_angle(*cand.up[i]), _NO_RANK, _NO_SUIT, False))
         return Detections.from_rows(rows)
 
     def _card_from_corners(self, cand: Candidates, up_idx: np.ndarray, group: list[int], rank_p: np.ndarray,
@@ -452,7 +453,19 @@ class Recogniser:
         # carry what was read, for a tracker adding looks up
         suit = s if (rank or glyph_read[group].any()) and sconf >= cfg.suit_confidence else -1
         i = up_idx[group[0]]
-        quad = card_quad(tuple(cand.card_centre[i]), tuple(cand.up[i]), float(cand.card_h[i]))
+        centre, up, card_h = cand.card_centre[i], cand.up[i], float(cand.card_h[i])
+        pair = next(((up_idx[a], up_idx[b]) for a in group for b in group
+                     if a < b and _opposite_corners(cand, up_idx[a], up_idx[b])), None)
+        if pair is not None:
+            # a card's two indices lie symmetric about its centre: their midpoint is where it lies,
+            # however far off the detector's regression from each corner (half-covered cards)
+            a, b = pair
+            centre = (cand.points[a] + cand.points[b]) / 2
+            axis = cand.up[a] - cand.up[b]
+            up = axis if float(axis @ cand.up[i]) >= 0 else -axis
+            card_h = float(cand.card_h[a] + cand.card_h[b]) / 2
+        quad = card_quad(tuple(centre), tuple(up), card_h)
+        both = pair is not None
         ib = up_idx[best]
         half = float(cand.index_h[ib]) / 2
         px, py = cand.points[ib]
@@ -460,7 +473,7 @@ class Recogniser:
         # the corners' readings, unthresholded (a tracker adds up several looks at one card)
         rank_probs = rank_p[group, 1:].mean(0).astype(np.float32)
         suit_probs = suit_p[group, :4].mean(0).astype(np.float32)
-        return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i]), rank_probs, suit_probs
+        return quad, box, rank, suit, rconf, sconf, True, up_to_angle(*cand.up[i]), rank_probs, suit_probs, both
 
 
 def _reader_input(crops: np.ndarray) -> np.ndarray:
@@ -479,6 +492,30 @@ def _combine(outs: list) -> tuple[np.ndarray, np.ndarray, np.ndarray | None]:
 
 _NO_RANK = np.full(13, 1.0 / 13, np.float32)  # a face-down card: nothing read
 _NO_SUIT = np.full(4, 0.25, np.float32)
+
+
+def _opposite_corners(cand: Candidates, i: int, j: int) -> bool:
+    """Whether candidates ``i`` and ``j`` lie as the two printed indices of one card: printed opposite
+    ways up, about a card's diagonal apart, their midpoint (the card's centre) near where each
+    predicts the centre. The detector's centre from one corner scatters most where the card is partly
+    covered; the pair's geometry does not."""
+    if float(cand.up[i] @ cand.up[j]) > -OPPOSITE_COS:
+        return False
+    h = float(cand.card_h[i] + cand.card_h[j]) / 2
+    gap = float(np.linalg.norm(cand.points[i] - cand.points[j]))
+    if not OPPOSITE_GAP[0] * h < gap < OPPOSITE_GAP[1] * h:
+        return False
+    mid = (cand.points[i] + cand.points[j]) / 2
+    reach = OPPOSITE_REACH * h
+    return bool(np.linalg.norm(cand.card_centre[i] - mid) < reach and np.linalg.norm(cand.card_centre[j] - mid) < reach)
+
+
+#: Two corners are one card's two indices when their ups are within about 30 degrees of opposite,
+#: they lie 0.7 to 1.4 card heights apart (the indices' diagonal, whatever the deck's margins) and
+#: each one's predicted centre lies within 0.3 card heights of their midpoint.
+OPPOSITE_COS = math.cos(math.radians(30))
+OPPOSITE_GAP = (0.7, 1.4)
+OPPOSITE_REACH = 0.3
 
 
 def _compatible(a: int, b: int, rank_p: np.ndarray, suit_p: np.ndarray, cfg: RecogniserConfig,

@@ -75,3 +75,16 @@ def test_rows_may_carry_the_readers_probabilities():
     assert d.card(0) is None and int(d.rank_probs[0].argmax()) == 4 and int(d.suit_probs[0].argmax()) == 2
     with pytest.raises(ValueError, match="rank_probs has 2 rows"):
         Detections(**{**d.__dict__, "rank_probs": np.zeros((2, 13), np.float32)})
+
+
+def test_rows_may_say_whether_both_indices_showed():
+    quad = np.array([[0, 0], [63, 0], [63, 88], [0, 88]], np.float32)
+    rp, sp = np.full(13, 1 / 13, np.float32), np.full(4, 0.25, np.float32)
+    d = Detections.from_rows([(quad, (0, 0, 9, 9), 7, 2, 0.99, 0.98, True, 0.0, rp, sp, True),
+                              (quad, (0, 0, 9, 9), 0, -1, 0.0, 0.0, False, 0.0, rp, sp, False)])
+    assert d.both_indices.tolist() == [True, False] and d.rank_probs is not None
+    short = Detections.from_rows([(quad, (0, 0, 9, 9), 7, 2, 0.99, 0.98, True, 0.0, True)])
+    assert short.both_indices.tolist() == [True] and short.rank_probs is None
+    assert d[1:].both_indices.tolist() == [False]
+    assert Detections.concat([d, short]).both_indices.tolist() == [True, False, True]
+    assert Detections.concat([d, make(1)]).both_indices is None  # not known for every part: not known

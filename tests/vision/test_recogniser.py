@@ -342,6 +342,37 @@ def test_fanned_corners_read_as_different_cards_stay_two_cards():
     assert unsure_rank.suit_probs[0].argmax() == 1
 
 
+def test_a_cards_two_indices_make_one_card_centred_between_them():
+    """A card half under a stack: the detector's centre from each corner is off, in different
+    directions, further apart than the merge distance. Two corners printed opposite ways up, a card's
+    diagonal apart, are the card's two indices: one card, centred at their midpoint, marked as showing
+    both. The same two corners printed the same way up are two cards."""
+    from companion.vision.recogniser import Candidates, Recogniser, RecogniserConfig, _rank_matrix
+    from companion.vision.spec import GLYPH_ID, GLYPHS
+
+    rec = Recogniser.__new__(Recogniser)  # the assembly step only: no models needed
+    rec.config = RecogniserConfig()
+    rec._rank_matrix = _rank_matrix("english")
+    pts = np.array([[100.0, 100.0], [170.0, 190.0]], np.float32)  # 114 px apart: 1.14 card heights
+    mid = pts.mean(0)
+    cand = Candidates(points=pts, score=np.array([0.9, 0.5], np.float32), face_up=np.ones(2, bool),
+                      up=np.array([[0.0, -1.0], [0.0, 1.0]], np.float32),
+                      card_h=np.array([90.0, 110.0], np.float32), index_h=np.full(2, 20.0, np.float32),
+                      card_centre=np.array([mid + (-15, -15), mid + (15, 15)], np.float32))  # 0.42 apart
+    g = np.full((2, len(GLYPHS)), 0.01, np.float32)
+    g[:, 0] = 0.0
+    g[0, GLYPH_ID["7"]], g[1, GLYPH_ID["7"]] = 0.6, 0.97
+    s = np.array([[0.02, 0.9, 0.04, 0.04, 0.0], [0.01, 0.97, 0.01, 0.01, 0.0]], np.float32)
+    one = rec._assemble(cand, g, s)
+    assert len(one) == 1 and str(one.card(0)) == "7D"
+    assert np.allclose(one.centres[0], mid, atol=0.5)  # the midpoint, not either corner's guess
+    assert abs(float(one.heights[0]) - 100.0) < 1.0  # the mean of the two corners' sizes
+    assert one.both_indices is not None and bool(one.both_indices[0])
+    same_way = Candidates(**{**cand.__dict__, "up": np.array([[0.0, -1.0], [0.0, -1.0]], np.float32)})
+    two = rec._assemble(same_way, g, s)
+    assert len(two) == 2 and not two.both_indices.any()
+
+
 def test_scoring_counts_each_card_in_its_height_group():
     from companion.vision.detections import Detections
     from companion.vision.evaluate import Score, card_height_bin, score_frame

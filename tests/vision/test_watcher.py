@@ -43,6 +43,7 @@ def _assert_same(got, want):
     ({"motion": "fast"}, "motion"), ({"fused_confidence": 0.3}, "fused_confidence"), ({"fuse_floor": 0.0}, "fuse_floor"),
     ({"fd_reach": 0.0}, "fd_reach"), ({"confirm_every": 0}, "confirm_every"),
     ({"moving_every": 2, "confirm_every": 3}, "confirm_every"),
+    ({"lifted_scale": 1.1, "max_lying_scale": 1.05}, "lifted_scale"),
 ])
 def test_params_are_validated(kw, word):
     with pytest.raises(ValueError, match=word):
@@ -310,5 +311,6 @@ def test_detector_noise_widens_the_tolerances_only_by_what_it_measured():
     wide = noisy.widen(p)
     assert 0.15 < wide.off_stack <= 0.18  # the 95th percentile of 0..0.12, plus 0.05
     assert 1.2 < wide.max_lying_scale < 1.3  # cards lying there look up to 1.25 times the size expected
-    assert 0.04 < wide.still_tolerance <= 0.1
+    assert 0.04 < wide.still_tolerance <= 0.1  # its 95th percentile: two looks at a lying card differ
+    assert 1.2 < wide.lifted_scale <= wide.max_lying_scale  # held up: bigger than 9 in 10 lying cards look
     assert DetectorNoise(min_samples=5).widen(p) == p  # too few samples: nothing changes
