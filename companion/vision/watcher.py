@@ -74,7 +74,8 @@ class WatcherParams:
     still_reads: int = 2  # recognitions in a row at one place make a card lying still
     max_lying_scale: float = 1.04  # a card looking bigger than this (x a lying card there) is held up; also
     # the detector's size scatter the other size checks allow for (1.25 for quads +-20% in size)
-    lifted_scale: float = 1.02  # a card looking bigger than this (x a lying card there) is held just above it
+    lifted_scale: float | None = None  # a card looking bigger than this (x a lying card there) is held just
+    # above it; None: halfway to max_lying_scale (see :attr:`lifted`)
     top_radius: float = 0.17  # card heights along the fan: a card this close to the stack centre may lie on top
     top_across: float = 0.3  # ... and this close across it (a card dropped on a stack lies askew; a card
     # beside the stack lies a card width, about 0.7, across)
@@ -107,7 +108,8 @@ class WatcherParams:
         check("still_tolerance", 0.0 < self.still_tolerance <= 0.5, "in (0, 0.5] card heights")
         check("still_reads", isinstance(self.still_reads, int) and 2 <= self.still_reads <= 20, "2..20")
         check("max_lying_scale", 1.0 < self.max_lying_scale <= 2.0, "in (1, 2]")
-        check("lifted_scale", 1.0 < self.lifted_scale <= self.max_lying_scale, "in (1, max_lying_scale]")
+        check("lifted_scale", self.lifted_scale is None or 1.0 < self.lifted_scale <= self.max_lying_scale,
+              "None or in (1, max_lying_scale]")
         check("top_radius", 0.0 < self.top_radius < 1.0, "in (0, 1) card heights")
         check("top_across", 0.0 < self.top_across < 0.7, "in (0, 0.7) card heights")
         check("vanish_reads", isinstance(self.vanish_reads, int) and 1 <= self.vanish_reads <= 50, "1..50")
@@ -122,6 +124,12 @@ class WatcherParams:
         check("settle_frames", isinstance(self.settle_frames, int) and 1 <= self.settle_frames <= 300, "1..300")
         if not isinstance(self.motion, MotionParams):
             raise ValueError("watcher motion must be a MotionParams")
+
+    @property
+    def lifted(self) -> float:
+        """The size (x a lying card there) above which a card is held just above a pile: ``lifted_scale``,
+        or halfway to ``max_lying_scale`` (half the size scatter allowed for)."""
+        return self.lifted_scale if self.lifted_scale is not None else 1.0 + (self.max_lying_scale - 1.0) / 2
 
 
 @dataclass(frozen=True)
@@ -243,9 +251,8 @@ class DetectorNoise:
         # the old mark, halfway to ``max_lying_scale``: 2000's 5S lay beneath pile 5 unplaced)
         most = changes.get("max_lying_scale", p.max_lying_scale)
         lift = self._q(self.card_size, 90)
-        mark = max(1.0 + (most - 1.0) / 2, math.exp(lift) if lift is not None else 0.0)
-        if mark > p.lifted_scale:
-            changes["lifted_scale"] = min(most, mark)
+        if lift is not None and math.exp(lift) > replace(p, max_lying_scale=most).lifted:
+            changes["lifted_scale"] = min(most, math.exp(lift))
         # the hand card is compared with its last sighting, two noisy positions: a fifth of a trained
         # detector's lying cards jump further between two looks than four in five lie off their place
         # (2000: a card lying beneath a pile went unplaced for 25 frames)
@@ -715,10 +722,9 @@ class Watcher:
         out += self._announce(h, index, t, view)
         h.idle = h.idle + 1 if moved < p.still_tolerance else 0
         pos = self._lying_position(s)
-        # bigger than a card lying there by more than half the size scatter: held above the pile, coming
-        # down (a card paused on its way onto a stack, 0.19 out, was taken for one slid beneath: seed 8506)
-        lifted = pos is not None and \
-            s.height > p.lifted_scale * self.geometry.pile_size_at(pos[0], s.centre)
+        # bigger than a card lying there (``lifted``): held above the pile, coming down (a card paused on
+        # its way onto a stack, 0.19 out, was taken for one slid beneath: seed 8506)
+        lifted = pos is not None and s.height > p.lifted * self.geometry.pile_size_at(pos[0], s.centre)
         if h.source is not None and not h.left_source:
             g = self._ground(s.centre, s.height)
             src = self.layout.centres[h.source - 1]
