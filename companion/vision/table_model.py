@@ -134,6 +134,21 @@ class TableCard:
     since: int  # frame index it was placed
     last_seen: int
     missing: int = 0  # recognitions in a row where its place was visible but it was not seen
+    #: where the index it was last seen by lay (an index box's centre), None when not known
+    index_at: np.ndarray | None = None
+    #: where it was seen before its place was refreshed from its other index: a card half covered
+    #: shows one index or the other, and the detector puts its centre a little apart for each (2001: a
+    #: king beneath the centre, refreshed from one index, was taken for a new card when seen from the
+    #: other). None when it has only one place
+    also_at: np.ndarray | None = None
+
+    def places(self) -> list[np.ndarray]:
+        """Where it may be seen: its place, and the one seen from its other index."""
+        return [self.centre] if self.also_at is None else [self.centre, self.also_at]
+
+    def distance(self, point: np.ndarray) -> float:
+        """Pixels from ``point`` to the nearest of its places."""
+        return min(float(np.linalg.norm(np.asarray(point, np.float64) - c)) for c in self.places())
 
 
 @dataclass

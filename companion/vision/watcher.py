@@ -55,6 +55,10 @@ HAND_REACH_MAX = 6.0
 #: A card this close to its stack's centre (card heights along the fan), slid beneath it, has its
 #: inner index covered: seen with both, it lies above the stack.
 BOTH_SHOW_ALONG = 0.6
+#: A table card's index seen this many card heights from where it was seen before is its other index.
+OTHER_INDEX = 0.5
+#: The first looks at a new hand card that may say it is held over a stack (both indices showing).
+SOURCE_LOOKS = 3
 
 
 @dataclass(frozen=True)
@@ -357,8 +361,11 @@ class Watcher:
         self.geometry = ViewGeometry(layout, sizes=self.stack_size)
         for tc in self.table:
             p = tc.pile
-            tc.centre = (tc.centre - old.centres[p - 1]) * (layout.pile_card_h[p - 1] / old.pile_card_h[p - 1]) \
-                + layout.centres[p - 1]
+            k = layout.pile_card_h[p - 1] / old.pile_card_h[p - 1]
+            tc.centre = (tc.centre - old.centres[p - 1]) * k + layout.centres[p - 1]
+            if tc.also_at is not None:
+                tc.also_at = (tc.also_at - old.centres[p - 1]) * k + layout.centres[p - 1]
+            tc.index_at = None
 
     def restore(self, face_up: dict[Card, tuple[int, str]], in_hand: Card | None = None,
                 source: int | None = None) -> None:
@@ -479,6 +486,8 @@ class Watcher:
         centres = dets.centres.astype(np.float64) if len(dets) else np.zeros((0, 2))
         heights = quad_sizes(dets.quads) if len(dets) else np.zeros(0)
         aspects = _aspects(dets.quads) if len(dets) else np.zeros(0)
+        index_at = ((dets.index_boxes[:, :2] + dets.index_boxes[:, 2:]) / 2).astype(np.float64) if len(dets) \
+            else np.zeros((0, 2))
         reads = {i: self._read(dets, i) for i in up}
         rank_pp, suit_pp = dets.rank_probabilities(), dets.suit_probabilities()
         self._learn_stack_sizes(dets, centres, heights, aspects)
@@ -493,7 +502,7 @@ class Watcher:
             for i in up:
                 if i in explained:
                     continue
-                d = float(np.linalg.norm(centres[i] - tc.centre)) / self._pile_h(tc.pile)
+                d = tc.distance(centres[i]) / self._pile_h(tc.pile)
                 card = reads[i][0]
                 # read as another card: a misreading of this one only when that card cannot be new
                 # (it is face up already); an unseen card read here is a new card (just turned over)
@@ -516,15 +525,20 @@ class Watcher:
                         side = self._side_by_place(tc.pile, centres[i])
                         if pos is not None and pos[0] == tc.pile and side in (None, tc.side):
                             best = i
+                            # seen by its other index, it keeps the place it was seen at by the first
+                            other = tc.index_at is not None and float(np.linalg.norm(
+                                index_at[i] - tc.index_at)) > OTHER_INDEX * self._pile_h(tc.pile)
+                            tc.also_at = tc.centre if other else None
                             tc.centre = centres[i].copy()
                             break
             if best is not None:
-                self.noise.card_sighting(float(np.linalg.norm(centres[best] - tc.centre)) / self._pile_h(tc.pile),
+                self.noise.card_sighting(tc.distance(centres[best]) / self._pile_h(tc.pile),
                                          float(heights[best]) / self.geometry.pile_size_at(tc.pile, centres[best]))
                 explained.add(best)
                 seen_table.add(tc.card)
                 tc.last_seen = index
                 tc.missing = 0
+                tc.index_at = index_at[best]
             else:
                 tc.missing += 1
         self._find_restored(index, t, up, reads, centres, heights, aspects, explained, seen_table)
@@ -593,7 +607,7 @@ class Watcher:
         # a new hand card is not where a table card lies (that is a misreading of the table card)
         others = [i for i in cand if i != mine and not (
             (reads[i][0] is None or self._impossible(reads[i][0], view)) and any(
-                float(np.linalg.norm(centres[i] - tc.centre)) < 0.1 * self._pile_h(tc.pile) for tc in self.table))]
+                tc.distance(centres[i]) < 0.1 * self._pile_h(tc.pile) for tc in self.table))]
         if others and self.hand is not None and self.hand.missing >= p.vanish_reads \
                 and self._put_down_at(self.hand) is None and any(reads[i][0] is not None for i in others):
             # a new card is read while the hand card is gone, never seen put down: it went back face down
@@ -736,6 +750,10 @@ class Watcher:
                 # inner one covered. Held there (being turned over), not put down (2000: a 7 taken from
                 # 3 was shown there, and judged put beneath 3)
                 pos = None
+                if h.lying_at is not None and h.lying_at[0] == h.source and not h.left_source:
+                    # taken for lying there before its source was known: it never lay there
+                    # (2000: a 7S turned by 9 out of turn, still there before it was read)
+                    h.lying_at = None
         crept = h.still_at is not None and float(np.linalg.norm(s.centre - h.still_at)) / self.h >= p.still_tolerance
         stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and \
             (h.lying_at is None or h.lying_at[0] == pos[0])
@@ -999,15 +1017,28 @@ class Watcher:
         # a card lifted face down shows its face where it was held: a face-down sighting far from where
         # the face first showed was another card, or a stack the hand half hid
         s0 = h.sightings[0]  # the card's face first seen (perhaps still turning over, unread)
+        expected = self._view.expected_pile if self._view is not None else None
+        lying = self._lying_position(s0)
+        if expected is not None and lying is not None and lying[1] == "under" and not s0.both:
+            # first seen lying out in a pile's fan, slid beneath it (its inner index covered): it was
+            # turned over and put down unseen, and a card lifted there now is the next one (2001: a JD
+            # put beneath 11 unread, first read as the next card was lifted from 11, was judged taken
+            # from 11). Nothing was seen of where it came from: where play is
+            return expected
         near = [pl for pl, c in h.fd_points if float(np.linalg.norm(c - s0.centre)) <= self.params.fd_reach * self.h]
         if near:
             return near[0]
-        expected = self._view.expected_pile if self._view is not None else None
         if expected is not None and any(pl == expected for pl, _ in h.fd_points):
             # lifted face down where play is, and carried off before its face showed (2000: taken
             # from 9, turned over half way to 5, judged taken from 6, the pile it was first seen over)
             return expected
-        lying = self._lying_position(s0)
+        held_by = lying is not None and lying[1] == "near" and any(
+            x.both and float(np.linalg.norm(x.centre - s0.centre)) < 0.5 * self.h for x in h.sightings[:SOURCE_LOOKS])
+        if held_by:
+            # first seen by a stack and held up there, both its indices showing: turned over there,
+            # wherever it is carried before it is read (2000: a 7S turned by pile 9, out of turn, was
+            # judged taken from 8, where play was; an 8H turned by 10, read only at 8, from 8)
+            return lying[0]
         if expected is not None and lying is not None and lying[1] != "top":
             # first seen already lying out in a pile's fan (not held up, not turning over, not on a stack
             # where it would have been turned over): nothing was seen of where it came from, so it came
@@ -1066,7 +1097,7 @@ class Watcher:
         if h.from_table is not None:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
-                old.centre = s.centre.copy()  # picked up and put back (or its place re-read): no event
+                old.centre, old.also_at, old.index_at = s.centre.copy(), None, None  # picked up and put back (or its place re-read): no event
                 return []
             self.table.put(TableCard(h.from_table, q, side, s.centre.copy(), index, index))
             return [Observation(index, t, ["move", str(h.from_table), q, side], round(h.confidence, 3), "moved")]

@@ -18,7 +18,7 @@ from companion.vision.detections import Detections
 from companion.vision.layout import LayoutError
 from companion.vision.oracle import OracleRecogniser, RenderedGame, truth_layout
 from companion.vision.sources import Frame
-from companion.vision.table_model import ViewGeometry, quad_sizes
+from companion.vision.table_model import TableCard, ViewGeometry, quad_sizes
 from companion.vision.watcher import ChangeGate, DetectorNoise, GameView, Watcher, WatcherParams
 
 
@@ -314,3 +314,87 @@ def test_detector_noise_widens_the_tolerances_only_by_what_it_measured():
     assert 0.04 < wide.still_tolerance <= 0.1  # its 95th percentile: two looks at a lying card differ
     assert 1.2 < wide.lifted_scale <= wide.max_lying_scale  # held up: bigger than 9 in 10 lying cards look
     assert DetectorNoise(min_samples=5).widen(p) == p  # too few samples: nothing changes
+
+
+# -- a table card seen from one index or the other -----------------------------------------------------
+def _lying(w: Watcher, pile: int, along: float, across: float, index_end: float, card: Card | None):
+    """One face-up detection lying ``along``/``across`` card heights from ``pile``'s stack, its long side
+    along the fan, the index box read at the outer (+1) or inner (-1) end; ``card`` None: read unknown."""
+    c = w.layout.centres[pile - 1] + w.h * (along * w.layout.outward[pile - 1]
+                                             + across * np.array([-w.layout.outward[pile - 1][1], w.layout.outward[pile - 1][0]]))
+    size = w.geometry.pile_size_at(pile, c)
+    u = np.asarray(w.layout.outward[pile - 1], np.float64)
+    v = np.array([-u[1], u[0]])
+    long_, short = size / math.sqrt(0.714), size * math.sqrt(0.714)
+    quad = [c + a * u * long_ / 2 + b * v * short / 2 for a, b in ((-1, -1), (1, -1), (1, 1), (-1, 1))]
+    ix = c + index_end * 0.4 * long_ * u
+    box = (ix[0] - 6, ix[1] - 8, ix[0] + 6, ix[1] + 8)
+    rank = int(card.rank.value) if card else 0
+    suit = "CDHS".index(card.suit.value) if card else -1
+    return (quad, box, rank, suit, 0.99 if card else 0.3, 0.99 if card else 0.3, True, 0.0)
+
+
+def test_a_table_card_seen_by_its_other_index_keeps_both_places():
+    """A card half covered shows one index or the other, and the centre the detector gives for each
+    differs: read at a second place by its other index, the card keeps the first place too, so an
+    unsure look there is still that card, not a new card in the hand. Read by the same index at a
+    second place, it has moved: only the new place counts."""
+    pts = [(640 + 250 * math.sin(math.radians(30 * k)), 360 - 250 * math.cos(math.radians(30 * k))) for k in range(1, 13)]
+    from companion.vision.layout import layout_from_points
+    layout = layout_from_points(pts + [(640, 360)], (1280, 720), card_h=100.0)
+    three = Card.parse("3C")
+    view = GameView(face_up=frozenset({three}), expected_pile=5)
+    for other_end, kept in ((-1.0, True), (1.0, False)):
+        w = Watcher(layout, recognise=lambda f: Detections.empty())
+        w.table.put(TableCard(three, 3, "under", w.layout.centres[2] + w.h * 0.6 * w.layout.outward[2], 0, 0))
+        first = w.table.cards[three].centre.copy()
+        w._observe(1, 0.0, Detections.from_rows([_lying(w, 3, 0.6, 0.0, 1.0, three)]), view)
+        w._observe(2, 0.1, Detections.from_rows([_lying(w, 3, 0.6, 0.15, other_end, three)]), view)
+        tc = w.table.cards[three]
+        assert tc.missing == 0 and tc.centre[1] != first[1]  # refreshed to where it is read now
+        assert (tc.also_at is not None) == kept
+        w._observe(3, 0.2, Detections.from_rows([_lying(w, 3, 0.6, 0.0, 1.0, None)]), view)
+        assert (w.hand is None) == kept, "an unsure look at its first place"
+
+
+def _clock_watcher(expected: int) -> Watcher:
+    from companion.vision.layout import layout_from_points
+    pts = [(640 + 250 * math.sin(math.radians(30 * k)), 360 - 250 * math.cos(math.radians(30 * k))) for k in range(1, 13)]
+    w = Watcher(layout_from_points(pts + [(640, 360)], (1280, 720), card_h=100.0), recognise=lambda f: Detections.empty())
+    w._view = GameView(expected_pile=expected)
+    return w
+
+
+def _sighting(w: Watcher, frame: int, pile: int, along: float, both: bool, card: Card | None = None):
+    from companion.vision.watcher import _Sighting
+    c = w.layout.centres[pile - 1] + w.h * along * w.layout.outward[pile - 1]
+    return _Sighting(frame, frame / 30, card, 0.99 if card else 0.2, c, w.geometry.pile_size_at(pile, c), 0.0, both)
+
+
+@pytest.mark.parametrize("both, source", [(True, 9), (False, 8)])
+def test_a_card_first_seen_held_by_a_stack_was_turned_there(both, source):
+    """First seen by pile 9's stack (0.28 card heights out) and shown there with both indices, a card
+    was turned over at 9, even out of turn and carried off before it was read; without that (perhaps
+    lying there, slid in unseen) nothing says where it came from: where play is (8)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 1, 9, 0.28, False), _sighting(w, 4, 9, 0.3, both),
+                   _sighting(w, 20, 5, 0.6, False, Card.parse("5S"))]
+    h.card = Card.parse("5S")
+    assert w._source(h) == source
+
+
+@pytest.mark.parametrize("both, source", [(False, 8), (True, 11)])
+def test_a_card_first_seen_slid_beneath_a_pile_came_from_where_play_is(both, source):
+    """First seen lying out in pile 11's fan, one index showing (the inner one covered by the stack),
+    while a card is lifted face down at 11: it was put there unseen, and the card lifted is the next
+    one; it came from where play is (8). Shown there with both indices it lies above the fan, turned
+    over where the card was lifted."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    h = _Hand(first_frame=1)
+    s0 = _sighting(w, 1, 11, 0.6, both, Card.parse("JD"))
+    h.sightings, h.card = [s0], Card.parse("JD")
+    h.fd_points = [(11, w.layout.centres[10] + w.h * 0.3 * w.layout.outward[10])]
+    assert w._source(h) == source
