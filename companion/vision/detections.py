@@ -161,6 +161,11 @@ class Detections:
         return self.quads.mean(axis=1)
 
     @property
+    def index_centres(self) -> np.ndarray:
+        """Centre of each index box: which index of a card was read (a half-covered card shows one)."""
+        return (self.index_boxes[:, :2] + self.index_boxes[:, 2:]) / 2
+
+    @property
     def heights(self) -> np.ndarray:
         """Card height in pixels (mean of the two long sides)."""
         q = self.quads

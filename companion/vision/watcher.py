@@ -486,8 +486,7 @@ class Watcher:
         centres = dets.centres.astype(np.float64) if len(dets) else np.zeros((0, 2))
         heights = quad_sizes(dets.quads) if len(dets) else np.zeros(0)
         aspects = _aspects(dets.quads) if len(dets) else np.zeros(0)
-        index_at = ((dets.index_boxes[:, :2] + dets.index_boxes[:, 2:]) / 2).astype(np.float64) if len(dets) \
-            else np.zeros((0, 2))
+        index_at = dets.index_centres.astype(np.float64) if len(dets) else np.zeros((0, 2))
         reads = {i: self._read(dets, i) for i in up}
         rank_pp, suit_pp = dets.rank_probabilities(), dets.suit_probabilities()
         self._learn_stack_sizes(dets, centres, heights, aspects)
@@ -1055,7 +1054,6 @@ class Watcher:
         # where its face was first seen, as seen and put back beneath (the elevation estimate is rough
         # when the camera is far): when the two disagree and one of them is where play is, that one
         raw = self._pile_at(s.centre)
-        expected = self._view.expected_pile if self._view is not None else None
         if raw is not None and raw != q and raw == expected:
             return raw
         return q

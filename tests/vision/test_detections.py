@@ -88,3 +88,8 @@ def test_rows_may_say_whether_both_indices_showed():
     assert d[1:].both_indices.tolist() == [False]
     assert Detections.concat([d, short]).both_indices.tolist() == [True, False, True]
     assert Detections.concat([d, make(1)]).both_indices is None  # not known for every part: not known
+
+
+def test_index_centres_are_the_index_boxes_centres():
+    d = Detections.from_rows([(np.zeros((4, 2)), (10, 20, 30, 60), 1, 0, 0.9, 0.9, True, 0.0)])
+    assert d.index_centres.tolist() == [[20.0, 40.0]]
