@@ -36,7 +36,8 @@ $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install -q -e '.[train,test]'
 	touch $@ $(VENV)/.installed $(VENV)/.installed-test
 
-# Trains both recogniser models from the deck artwork into models/ (CPU, about an hour here).
+# Trains the recogniser's models (two index readers, the corner detector, the face reader) from the deck
+# artwork into models/ (CPU; not timed here at full settings, see models/README.md).
 # Needs gnome-cards-data and librsvg2-bin (apt) for the GNOME decks; KDE decks come with the train extra.
 train: $(VENV)/.installed-train
 	$(BIN)/python -m companion.train --out models

@@ -2,10 +2,11 @@
 
 Builds its data from the deck artwork (training decks only; whole decks are held out), trains two
 index readers (``index.onnx`` and ``index2.onnx``, from different seeds and data: the run time averages
-them) and the corner detector, exports them to ONNX in ``models/float/``, quantizes the readers to 8
-bits into ``models/`` (:mod:`.quantize`) and writes the manifests of sha256 hashes the run time
-checks. Deterministic from ``--seed``. Needs the ``train`` extra
-(``torch==2.13.0`` CPU, ``onnx``, ``onnxscript``, ``pillow``); never run at run time.
+them), the corner detector and the face reader (``face.onnx``: whole cards too small for their index),
+exports them to ONNX in ``models/float/``, quantizes the readers to 8 bits into ``models/``
+(:mod:`.quantize`) and writes the manifests of sha256 hashes the run time checks. Deterministic from
+``--seed``. Needs the ``train`` extra (``torch==2.13.0`` CPU, ``onnx``, ``onnxscript``, ``pillow``);
+never run at run time.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--out", type=Path, default=Path("models"), help="where the ONNX files and manifest go")
     ap.add_argument("--seed", type=int, default=0)
     ap.add_argument("--quick", action="store_true", help="a tiny run that checks the recipe end to end (minutes)")
-    ap.add_argument("--only", choices=["index", "index2", "detector"], help="train one model, keep the others")
+    ap.add_argument("--only", choices=["index", "index2", "detector", "face"], help="train one model, keep the others")
     ap.add_argument("--one-reader", action="store_true", help="train no second index reader (index2.onnx)")
     ap.add_argument("--index-samples", type=int, default=320_000)
     ap.add_argument("--index-epochs", type=int, default=6)
@@ -31,6 +32,8 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--detector-game-share", type=float, default=0.3,
                     help="share of detector scenes cut from rendered games of the training decks (0..1; "
                          "the committed detector was fine-tuned with 0.3)")
+    ap.add_argument("--face-samples", type=int, default=120_000)
+    ap.add_argument("--face-epochs", type=int, default=8)
     ap.add_argument("--workers", type=int, default=2)
     ap.add_argument("--init", type=Path, metavar="DIR",
                     help="fine-tune: start each model from the float models of DIR (DIR/float if there is one): "
@@ -66,6 +69,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     if args.quick:
         args.index_samples, args.index_epochs, args.detector_scenes, args.detector_epochs = 8000, 1, 200, 1
+        args.face_samples, args.face_epochs = 4000, 1
     print(f"training decks ({len(train)}): {', '.join(train)}")
     print(f"held-out decks ({len(held)}): {', '.join(held)}")
     out: Path = args.out
@@ -108,12 +112,20 @@ def main(argv: list[str] | None = None) -> int:
                                             epochs=args.detector_epochs, workers=args.workers,
                                             init=init_detector, game_share=args.detector_game_share)
         print(f"corner detector: {report['detector']['seconds']:.0f} s")
+    if args.only in (None, "face"):
+        from .train_face import train_face
+
+        report["face"] = train_face(train, held, floats, seed=args.seed, n_train=args.face_samples,
+                                    epochs=args.face_epochs, workers=args.workers)
+        f = report["face"]["held_out"]["all"]
+        print(f"face reader: held-out card {f['card']:.4f}, read {f['read']:.4f}, confidently wrong "
+              f"{f['confidently_wrong']:.4f} ({report['face']['seconds']:.0f} s)")
     report["total_seconds"] = round(time.time() - t0, 1)
     report_path.write_text(json.dumps(report, indent=2) + "\n")
     if args.one_reader and args.only is None and (floats / "index2.onnx").exists():
         (floats / "index2.onnx").unlink()  # a stale second reader would be averaged with the new first
     (out / "index2.onnx").unlink(missing_ok=True)
-    files = [f for f in ("detector.onnx", "index.onnx", "index2.onnx") if (floats / f).exists()]
+    files = [f for f in ("detector.onnx", "index.onnx", "index2.onnx", "face.onnx") if (floats / f).exists()]
     write_manifest(floats, files, {"trained_with_seed": args.seed, "held_out_decks": held})
     from .quantize import quantize_folder
 

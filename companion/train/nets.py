@@ -7,6 +7,8 @@
 * :class:`IndexNet` reads one upright index-corner crop: glyph class (A..K, foreign court letters,
   or background), suit (C, D, H, S or none), and how the crop should have been cut (the detector's
   centre, direction and size are often a little off; a second crop cut that way reads better).
+* :class:`FaceNet` reads a whole card warped upright (pips and court art): rank or "none", suit or
+  "none". For cards whose index is too small to read.
 """
 
 from __future__ import annotations
@@ -15,9 +17,10 @@ import torch
 from torch import nn
 from torch.nn import functional as F
 
-from ..vision.spec import DETECTOR_OUTPUTS, GLYPHS, INDEX_CROP_H, INDEX_CROP_W, SUITS_OUT
+from ..vision.spec import (DETECTOR_OUTPUTS, FACE_CROP_H, FACE_CROP_W, FACE_RANKS, GLYPHS, INDEX_CROP_H, INDEX_CROP_W,
+                           SUITS_OUT)
 
-__all__ = ["CornerNet", "IndexNet"]
+__all__ = ["CornerNet", "IndexNet", "FaceNet"]
 
 
 def conv_bn(cin: int, cout: int, stride: int = 1, k: int = 3) -> nn.Sequential:
@@ -100,3 +103,28 @@ class IndexNet(nn.Module):
     def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
         h = self.fc(self.features(x))
         return self.glyph(h), self.suit(h), self.geometry(h)
+
+
+class FaceNet(nn.Module):
+    """Reads a whole card warped upright (N, 3, FACE_CROP_H, FACE_CROP_W) in [0, 1]: rank and suit."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.features = nn.Sequential(
+            conv_bn(3, 24),  # 48x32
+            nn.MaxPool2d(2),  # 24x16
+            conv_bn(24, 48),
+            nn.MaxPool2d(2),  # 12x8
+            conv_bn(48, 64),
+            conv_bn(64, 64),
+            nn.MaxPool2d(2),  # 6x4
+            conv_bn(64, 128),
+        )
+        feat = 128 * (FACE_CROP_H // 8) * (FACE_CROP_W // 8)
+        self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(feat, 128), nn.ReLU(inplace=True))
+        self.rank = nn.Linear(128, len(FACE_RANKS))
+        self.suit = nn.Linear(128, len(SUITS_OUT))
+
+    def forward(self, x: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        h = self.fc(self.features(x))
+        return self.rank(h), self.suit(h)

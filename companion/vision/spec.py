@@ -15,7 +15,7 @@ from __future__ import annotations
 
 __all__ = [
     "GLYPHS", "SUITS_OUT", "ALPHABETS", "glyph_to_rank", "INDEX_CROP_W", "INDEX_CROP_H",
-    "CROP_SCALE", "DETECTOR_OUTPUTS", "DETECTOR_STRIDE", "DETECTOR_WIDTH", "CARD_ASPECT", "HELD_OUT_DECKS",
+    "CROP_SCALE", "FACE_CROP_W", "FACE_CROP_H", "FACE_RANKS", "DETECTOR_OUTPUTS", "DETECTOR_STRIDE", "DETECTOR_WIDTH", "CARD_ASPECT", "HELD_OUT_DECKS",
 ]
 
 #: Index classifier glyph classes. "bg" = not an index corner; "other" = a letter of no alphabet here.
@@ -52,6 +52,12 @@ def glyph_to_rank(glyph: str, alphabet: str = "english") -> int:
 INDEX_CROP_W, INDEX_CROP_H = 24, 36
 #: Crop height as a multiple of the index block's height (the block = rank over suit).
 CROP_SCALE = 1.35
+
+#: The whole-card crop fed to the face reader: the card's quad warped upright to W x H pixels. A
+#: 60-90 px card's index is 5-8 px tall, too small to read, while its pips and court art still show.
+FACE_CROP_W, FACE_CROP_H = 32, 48
+#: Face reader rank classes: A, 2..10, J, Q, K, then "none" (a back, or too little of a face to tell).
+FACE_RANKS: tuple[str, ...] = ("A", "2", "3", "4", "5", "6", "7", "8", "9", "10", "J", "Q", "K", "none")
 
 #: Detector: input width (height follows the frame's aspect, rounded up to a multiple of 32),
 #: output stride, and output channels:

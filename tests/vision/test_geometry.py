@@ -120,3 +120,24 @@ def test_no_lines_no_axis():
     flat = np.full((100, 100, 3), 128, np.uint8)
     assert dominant_axis(flat, (50.0, 50.0), 20.0) is None
     assert dominant_axis(flat, (-500.0, 50.0), 20.0) is None
+
+
+def test_a_cards_quad_is_cut_upright_whichever_way_it_lies():
+    from companion.vision.geometry import card_quad, crop_card
+
+    img = np.zeros((400, 400, 3), np.uint8)
+    quad = card_quad((200.0, 200.0), (0.6, -0.8), 120.0)  # turned about 37 degrees
+    colours = [(255, 0, 0), (0, 255, 0), (0, 0, 255), (255, 255, 255)]
+    for (x, y), c in zip(quad, colours):  # a dot just inside each corner: TL, TR, BR, BL
+        inner = quad.mean(0) + 0.85 * (np.array([x, y]) - quad.mean(0))
+        cv2.circle(img, (int(round(inner[0])), int(round(inner[1]))), 4, c, -1)
+    for height in (48, 24):  # at the card's own scale and shrunk (by area) to a fifth of it
+        crop = crop_card(img, quad, height * 2 // 3, height)
+        assert crop.shape == (height, height * 2 // 3, 3)
+        h, w = crop.shape[:2]
+        for (cx, cy), c in zip([(0, 0), (w, 0), (w, h), (0, h)], colours):
+            x = int(np.clip(cx * 0.85 + w * 0.075, 0, w - 1))
+            y = int(np.clip(cy * 0.85 + h * 0.075, 0, h - 1))
+            patch = crop[max(0, y - 2):y + 3, max(0, x - 2):x + 3].reshape(-1, 3).astype(int)
+            best = patch[np.argmax(patch.sum(1))]
+            assert np.argmax(best) == np.argmax(c) and best.max() > 60, (height, c, best)
