@@ -127,7 +127,8 @@ def crop_card(image: np.ndarray, quad: np.ndarray, width: int, height: int, grow
     k = int(max(1, min(6, round(float(np.linalg.norm(q[3] - q[0])) / height))))
     dst = np.float32([[0, 0], [width * k, 0], [width * k, height * k], [0, height * k]])
     m = cv2.getPerspectiveTransform(q, dst)
-    out = cv2.warpPerspective(image, m, (width * k, height * k), flags=cv2.INTER_LINEAR, borderMode=cv2.BORDER_REPLICATE)
+    out = cv2.warpPerspective(image, m, (width * k, height * k), flags=cv2.INTER_LINEAR,
+                              borderMode=cv2.BORDER_REPLICATE)
     return out if k == 1 else cv2.resize(out, (width, height), interpolation=cv2.INTER_AREA)
 
 

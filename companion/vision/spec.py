@@ -15,7 +15,8 @@ from __future__ import annotations
 
 __all__ = [
     "GLYPHS", "SUITS_OUT", "ALPHABETS", "glyph_to_rank", "INDEX_CROP_W", "INDEX_CROP_H",
-    "CROP_SCALE", "FACE_CROP_W", "FACE_CROP_H", "FACE_RANKS", "DETECTOR_OUTPUTS", "DETECTOR_STRIDE", "DETECTOR_WIDTH", "CARD_ASPECT", "HELD_OUT_DECKS",
+    "CROP_SCALE", "FACE_CROP_W", "FACE_CROP_H", "FACE_RANKS", "DETECTOR_OUTPUTS", "DETECTOR_STRIDE",
+    "DETECTOR_WIDTH", "CARD_ASPECT", "HELD_OUT_DECKS",
 ]
 
 #: Index classifier glyph classes. "bg" = not an index corner; "other" = a letter of no alphabet here.
