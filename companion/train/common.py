@@ -12,7 +12,7 @@ import numpy as np
 
 from ..vision.spec import HELD_OUT_DECKS  # whole decks never trained on (also the benchmark's)
 
-__all__ = ["HELD_OUT_DECKS", "training_decks", "seed_everything", "export_onnx", "write_manifest"]
+__all__ = ["HELD_OUT_DECKS", "training_decks", "seed_everything", "export_onnx", "softmaxed", "write_manifest"]
 
 
 def training_decks(exclude: tuple[str, ...] = HELD_OUT_DECKS) -> list[str]:
@@ -51,6 +51,23 @@ def export_onnx(model, example, path: Path, input_name: str, output_names: list[
     path.parent.mkdir(parents=True, exist_ok=True)
     torch.onnx.export(model, example, str(path), input_names=[input_name], output_names=output_names,
                       dynamic_axes=axes or None, opset_version=17, dynamo=False)
+
+
+def softmaxed(model, n_probs: int = 2):  # noqa: ANN001, ANN201
+    """``model`` with softmax on its first ``n_probs`` outputs (class logits -> the probabilities the
+    run time reads); any further output (a reader's geometry) passes through."""
+    import torch
+
+    class Softmaxed(torch.nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.inner = model
+
+        def forward(self, x):  # noqa: ANN001, ANN202
+            outs = self.inner(x)
+            return tuple(torch.softmax(o, 1) if k < n_probs else o for k, o in enumerate(outs))
+
+    return Softmaxed().eval()
 
 
 def write_manifest(models_dir: Path, files: list[str], extra: dict | None = None) -> Path:

@@ -43,6 +43,20 @@ def dw_block(cin: int, cout: int, stride: int = 1) -> nn.Sequential:
     )
 
 
+def reader_body() -> nn.Sequential:
+    """The readers' features: three 3x3 stages each halving the crop, 128 channels at an eighth of it."""
+    return nn.Sequential(
+        conv_bn(3, 24),
+        nn.MaxPool2d(2),
+        conv_bn(24, 48),
+        nn.MaxPool2d(2),
+        conv_bn(48, 64),
+        conv_bn(64, 64),
+        nn.MaxPool2d(2),
+        conv_bn(64, 128),
+    )
+
+
 class CornerNet(nn.Module):
     """Stride-4 dense predictor; input (N, 3, H, W) in [0, 1], H and W multiples of 32."""
 
@@ -82,16 +96,7 @@ class IndexNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.features = nn.Sequential(
-            conv_bn(3, 24),  # 36x24
-            nn.MaxPool2d(2),  # 18x12
-            conv_bn(24, 48),
-            nn.MaxPool2d(2),  # 9x6
-            conv_bn(48, 64),
-            conv_bn(64, 64),
-            nn.MaxPool2d(2),  # 4x3
-            conv_bn(64, 128),
-        )
+        self.features = reader_body()  # 36x24 -> 4x3
         feat = 128 * (INDEX_CROP_H // 8) * (INDEX_CROP_W // 8)
         self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(feat, 128), nn.ReLU(inplace=True))
         self.glyph = nn.Linear(128, len(GLYPHS))
@@ -110,16 +115,7 @@ class FaceNet(nn.Module):
 
     def __init__(self) -> None:
         super().__init__()
-        self.features = nn.Sequential(
-            conv_bn(3, 24),  # 48x32
-            nn.MaxPool2d(2),  # 24x16
-            conv_bn(24, 48),
-            nn.MaxPool2d(2),  # 12x8
-            conv_bn(48, 64),
-            conv_bn(64, 64),
-            nn.MaxPool2d(2),  # 6x4
-            conv_bn(64, 128),
-        )
+        self.features = reader_body()  # 48x32 -> 6x4
         feat = 128 * (FACE_CROP_H // 8) * (FACE_CROP_W // 8)
         self.fc = nn.Sequential(nn.Flatten(), nn.Dropout(0.2), nn.Linear(feat, 128), nn.ReLU(inplace=True))
         self.rank = nn.Linear(128, len(FACE_RANKS))

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import math
-import multiprocessing as mp
 import time
 from pathlib import Path
 from typing import Sequence
@@ -30,21 +28,12 @@ def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 
 def make_faces(decks: Sequence[str], n: int, seed: int, workers: int = 2, chunk: int = 4000,
-               desc: str = "face crops") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               desc: str = "face crops") -> tuple[np.ndarray, ...]:
     """``n`` whole-card crops from ``decks`` (crops, rank ids, suit ids, card heights), made in parallel
     chunks; deterministic for a seed."""
-    from .train_index import init_worker
+    from .train_index import make_crops
 
-    jobs = [(seed * 1000 + k, min(chunk, n - k * chunk)) for k in range(math.ceil(n / chunk))]
-    parts: list[tuple] = []
-    bar = Progress(n, desc)
-    ctx = mp.get_context("fork")
-    with ctx.Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 1)) as pool:
-        for part in pool.imap(_worker, jobs):
-            parts.append(part)
-            bar.update(len(part[0]))
-    bar.close()
-    return tuple(np.concatenate([p[k] for p in parts]) for k in range(4))  # type: ignore[return-value]
+    return make_crops(decks, n, seed, workers, chunk, desc, worker=_worker)
 
 
 def _to_tensor(x: np.ndarray):  # noqa: ANN202
@@ -101,7 +90,7 @@ def train_face(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, 
     import torch  # after the worker processes: fork before torch starts its threads
     from torch import nn
 
-    from .common import export_onnx, seed_everything
+    from .common import export_onnx, seed_everything, softmaxed
     from .nets import FaceNet
 
     seed_everything(seed)
@@ -131,23 +120,8 @@ def train_face(train_decks: Sequence[str], val_decks: Sequence[str], out: Path, 
             f"{f['all']['card']:.4f} read {f['all']['read']:.4f} confidently wrong {f['all']['confidently_wrong']:.4f}")
     bar.close()
     model.eval()
-    export_onnx(_Softmaxed(model), torch.zeros(1, 3, FACE_CROP_H, FACE_CROP_W), out / "face.onnx",
+    export_onnx(softmaxed(model), torch.zeros(1, 3, FACE_CROP_H, FACE_CROP_W), out / "face.onnx",
                 "cards", ["rank_probs", "suit_probs"])
     final = face_figures(*predict(model, xv), rv, sv, hv)
     return {"held_out": final, "n_train": int(len(xt)), "epochs": epochs, "data_seconds": round(t_data, 1),
             "seconds": round(time.time() - t0, 1), "ranks": list(FACE_RANKS), "suits": list(SUITS_OUT)}
-
-
-def _Softmaxed(model):  # noqa: N802, ANN001, ANN202
-    import torch
-
-    class Softmaxed(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.inner = model
-
-        def forward(self, x):  # noqa: ANN001, ANN202
-            a, b = self.inner(x)
-            return torch.softmax(a, 1), torch.softmax(b, 1)
-
-    return Softmaxed().eval()

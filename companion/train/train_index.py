@@ -43,20 +43,20 @@ def _worker(args: tuple[int, int]) -> tuple[np.ndarray, np.ndarray, np.ndarray, 
 
 
 def make_crops(decks: Sequence[str], n: int, seed: int, workers: int = 2, chunk: int = 4000,
-               desc: str = "crops") -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+               desc: str = "crops", worker=_worker) -> tuple[np.ndarray, ...]:  # noqa: ANN001
     """``n`` training crops from ``decks`` (crops, glyph ids, suit ids, geometry corrections), made in
-    parallel chunks; deterministic for a seed."""
+    parallel chunks; deterministic for a seed. ``worker`` makes one chunk from ``(seed, n)`` in a process
+    that loaded the decks (another sampler's: the face reader's)."""
     jobs = [(seed * 1000 + k, min(chunk, n - k * chunk)) for k in range(math.ceil(n / chunk))]
     parts: list[tuple] = []
     bar = Progress(n, desc)
     ctx = mp.get_context("fork")
     with ctx.Pool(workers, initializer=init_worker, initargs=(list(decks), seed + 1)) as pool:
-        for part in pool.imap(_worker, jobs):
+        for part in pool.imap(worker, jobs):
             parts.append(part)
             bar.update(len(part[0]))
     bar.close()
-    x, g, s, geo = (np.concatenate([p[k] for p in parts]) for k in range(4))
-    return x, g, s, geo
+    return tuple(np.concatenate([p[k] for p in parts]) for k in range(len(parts[0])))
 
 
 def _to_tensor(x: np.ndarray):  # noqa: ANN202
@@ -115,7 +115,7 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
     from torch import nn
     from torch.nn import functional as F
 
-    from .common import export_onnx, freeze_batchnorm, init_from_onnx, seed_everything
+    from .common import export_onnx, freeze_batchnorm, init_from_onnx, seed_everything, softmaxed
     from .nets import IndexNet
     seed_everything(seed)
     model = IndexNet()
@@ -166,7 +166,7 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
             f"{m.get('geometry_error')} (uncorrected {m.get('geometry_uncorrected')})")
     bar.close()
     model.eval()
-    export_onnx(_Softmaxed(model), torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W), out / name,
+    export_onnx(softmaxed(model), torch.zeros(1, 3, INDEX_CROP_H, INDEX_CROP_W), out / name,
                 "crops", ["glyph_probs", "suit_probs", "geometry"])
     final = evaluate(model, xv, gv, sv, rv)
     return {"glyph_acc": final["glyph_acc"], "suit_acc": final["suit_acc"], "bg_acc": final["bg_acc"],
@@ -174,18 +174,3 @@ def train_index(train_decks: Sequence[str], val_decks: Sequence[str], out: Path,
             "n_train": int(len(xt)), "epochs": epochs, "init": str(init) if init else None, "data_seconds": round(t_data, 1),
             "seconds": round(time.time() - t0, 1), "glyphs": list(GLYPHS), "suits": list(SUITS_OUT),
             "font_families": [name for name, _ in font_families()]}
-
-
-def _Softmaxed(model):  # noqa: N802, ANN001, ANN202
-    import torch
-
-    class Softmaxed(torch.nn.Module):
-        def __init__(self) -> None:
-            super().__init__()
-            self.inner = model
-
-        def forward(self, x):  # noqa: ANN001, ANN202
-            a, b, c = self.inner(x)
-            return torch.softmax(a, 1), torch.softmax(b, 1), c
-
-    return Softmaxed().eval()
