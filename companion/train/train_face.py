@@ -11,6 +11,7 @@ import numpy as np
 from ..progress import Progress
 from ..vision.spec import FACE_CROP_H, FACE_CROP_W, FACE_RANKS, SUITS_OUT
 from .face_data import NONE_RANK
+from .train_index import _to_tensor
 
 __all__ = ["make_faces", "train_face", "face_figures"]
 
@@ -34,12 +35,6 @@ def make_faces(decks: Sequence[str], n: int, seed: int, workers: int = 2, chunk:
     from .train_index import make_crops
 
     return make_crops(decks, n, seed, workers, chunk, desc, worker=_worker)
-
-
-def _to_tensor(x: np.ndarray):  # noqa: ANN202
-    import torch
-
-    return torch.from_numpy(x).permute(0, 3, 1, 2).float().div_(255.0)
 
 
 def predict(model, x: np.ndarray, batch: int = 1024) -> tuple[np.ndarray, np.ndarray]:  # noqa: ANN001

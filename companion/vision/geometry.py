@@ -115,14 +115,10 @@ def card_quad(centre: tuple[float, float], up: tuple[float, float], card_h: floa
     return np.array([[cx + a * rx + b * ux, cy + a * ry + b * uy] for a, b in pts], np.float32)
 
 
-def crop_card(image: np.ndarray, quad: np.ndarray, width: int, height: int, grow: float = 1.0) -> np.ndarray:
+def crop_card(image: np.ndarray, quad: np.ndarray, width: int, height: int) -> np.ndarray:
     """The card inside ``quad`` (TL, TR, BR, BL as :func:`card_quad` gives them) warped upright to
-    ``width`` x ``height``; ``grow`` > 1 takes that much more around the quad's centre (a detector's
-    card size is often a little small, and a pip cut off changes the rank)."""
+    ``width`` x ``height``."""
     q = np.asarray(quad, np.float32)
-    if grow != 1.0:
-        c = q.mean(0)
-        q = (q - c) * grow + c
     # a big card is warped at a multiple of the size, then shrunk by area (no aliasing of its pips)
     k = int(max(1, min(6, round(float(np.linalg.norm(q[3] - q[0])) / height))))
     dst = np.float32([[0, 0], [width * k, 0], [width * k, height * k], [0, height * k]])

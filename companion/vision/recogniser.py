@@ -26,7 +26,8 @@ from .detections import Detections
 from .geometry import (Pyramid, axis_ups, card_quad, corrected_crop, crop_card, crop_index, dominant_axis,
                        up_to_angle)
 from .models import default_models_dir, load_session, read_manifest
-from .spec import ALPHABETS, DETECTOR_STRIDE, DETECTOR_WIDTH, FACE_CROP_H, FACE_CROP_W, GLYPH_ID, GLYPHS
+from .spec import (ALPHABETS, DETECTOR_STRIDE, DETECTOR_WIDTH, FACE_CROP_H, FACE_CROP_W, FACE_RANKS, GLYPH_ID,
+                   GLYPHS, SUITS_OUT)
 
 __all__ = ["Recogniser", "Candidates", "RecogniserConfig"]
 
@@ -294,7 +295,7 @@ class Recogniser:
         if self.face_reader is None:
             raise ValueError(f"these models have no face reader ({FACE_READER})")
         if len(cards) == 0:
-            return np.zeros((0, 14), np.float32), np.zeros((0, 5), np.float32)
+            return np.zeros((0, len(FACE_RANKS)), np.float32), np.zeros((0, len(SUITS_OUT)), np.float32)
         r, s = self.face_reader.run(None, {"cards": _reader_input(cards)})
         return r, s
 
@@ -313,7 +314,7 @@ class Recogniser:
         rank_p, suit_p = self.read_faces(crops)
         for k, i in enumerate(todo):
             r, s = int(rank_p[k].argmax()), int(suit_p[k].argmax())
-            if r >= 13 or s >= 4 or rank_p[k, r] < cfg.face_confidence or suit_p[k, s] < cfg.face_confidence:
+            if r == _FACE_NONE_RANK or s == _FACE_NONE_SUIT or min(rank_p[k, r], suit_p[k, s]) < cfg.face_confidence:
                 continue  # not sure, or "none": too little of a face to tell
             if dets.rank[i] != 0 and dets.rank[i] != r + 1:
                 continue  # the index says another rank: leave it as read
@@ -321,9 +322,9 @@ class Recogniser:
             dets.rank_confidence[i] = float(rank_p[k, r])
             dets.suit_confidence[i] = float(suit_p[k, s])
             if dets.rank_probs is not None:
-                dets.rank_probs[i] = rank_p[k, :13] / max(float(rank_p[k, :13].sum()), 1e-6)
+                dets.rank_probs[i] = rank_p[k, :_FACE_NONE_RANK] / max(float(rank_p[k, :_FACE_NONE_RANK].sum()), 1e-6)
             if dets.suit_probs is not None:
-                dets.suit_probs[i] = suit_p[k, :4] / max(float(suit_p[k, :4].sum()), 1e-6)
+                dets.suit_probs[i] = suit_p[k, :_FACE_NONE_SUIT] / max(float(suit_p[k, :_FACE_NONE_SUIT].sum()), 1e-6)
 
     def _read_along_axis(self, pyr: Pyramid, cand: Candidates, glyph_p: np.ndarray, suit_p: np.ndarray
                          ) -> tuple[Candidates, np.ndarray, np.ndarray]:
@@ -609,6 +610,8 @@ def _most_confident(g: np.ndarray, rank_matrix: np.ndarray, cfg: RecogniserConfi
 #: The second index reader's file name (optional; used when the manifest lists it).
 SECOND_READER = "index2.onnx"
 FACE_READER = "face.onnx"
+_FACE_NONE_RANK = FACE_RANKS.index("none")  # the face reader's last rank and suit classes: "none"
+_FACE_NONE_SUIT = SUITS_OUT.index("none")
 
 #: A crop is cut again only when the reader's correction moves it at least this far (index heights),
 #: turns it this much (radians, about 5 degrees) or resizes it this much (log): smaller ones change
