@@ -39,8 +39,11 @@ $(VENV)/.installed-train: pyproject.toml | $(BIN)/python
 # Trains the recogniser's models (two index readers, the corner detector, the face reader) from the deck
 # artwork into models/ (CPU; not timed here at full settings, see models/README.md).
 # Needs gnome-cards-data and librsvg2-bin (apt) for the GNOME decks; KDE decks come with the train extra.
+# Then measures how far the new detector's quads of still cards scatter (3 rendered games, ~3 min), for
+# the watcher's starting tolerances (the manifest's "scatter").
 train: $(VENV)/.installed-train
 	$(BIN)/python -m companion.train --out models
+	$(BIN)/python -m companion.train.scatter --models models
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .hypothesis

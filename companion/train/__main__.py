@@ -6,7 +6,8 @@ them), the corner detector and the face reader (``face.onnx``: whole cards too s
 exports them to ONNX in ``models/float/``, quantizes the readers to 8 bits into ``models/``
 (:mod:`.quantize`) and writes the manifests of sha256 hashes the run time checks. Deterministic from
 ``--seed``. Needs the ``train`` extra (``torch==2.13.0`` CPU, ``onnx``, ``onnxscript``, ``pillow``);
-never run at run time.
+never run at run time. ``make train`` then runs :mod:`.scatter`, which adds the detector's measured
+scatter to the manifest (this step rewrites the manifest without it).
 """
 
 from __future__ import annotations

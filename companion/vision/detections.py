@@ -13,7 +13,7 @@ whether the card lies face up.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from typing import Any, Iterator
 
 import numpy as np
@@ -56,10 +56,16 @@ class Detections:
     # whether the card's printed indices were found at both ends (a card half under a stack shows one at
     # most: one seen with both lies above whatever it overlaps). Optional: None where not known
     both_indices: np.ndarray | None = None  # (N,) bool
+    # about the recogniser that made them, not per card: "scatter" (a dict: "position", card heights,
+    # and "size", log of size, 95th percentiles) says how far its quads of cards lying still scatter
+    # between looks, measured on held-out games; a tracker starts from it until it has measured its own
+    meta: dict[str, Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         n = len(self.quads)
         for f in fields(self):
+            if f.name == "meta":
+                continue
             arr = getattr(self, f.name)
             if arr is not None and len(arr) != n:
                 raise ValueError(f"Detections.{f.name} has {len(arr)} rows, quads has {n}")
@@ -110,7 +116,8 @@ class Detections:
         if not parts:
             return cls.empty()
         out = {f.name: np.concatenate([getattr(p, f.name) for p in parts]) for f in fields(cls)
-               if f.name not in ("rank_probs", "suit_probs", "both_indices")}
+               if f.name not in ("rank_probs", "suit_probs", "both_indices", "meta")}
+        out["meta"] = dict(parts[0].meta)
         if any(p.rank_probs is not None for p in parts):
             out["rank_probs"] = np.concatenate([p.rank_probabilities() for p in parts])
             out["suit_probs"] = np.concatenate([p.suit_probabilities() for p in parts])
@@ -125,7 +132,7 @@ class Detections:
         if isinstance(key, (int, np.integer)):
             key = [int(key)]
         return Detections(**{f.name: (None if getattr(self, f.name) is None else getattr(self, f.name)[key])
-                             for f in fields(self)})
+                             for f in fields(self) if f.name != "meta"}, meta=dict(self.meta))
 
     def __iter__(self) -> Iterator["Detections"]:
         for i in range(len(self)):

@@ -125,6 +125,11 @@ class Recogniser:
                               if SECOND_READER in read_manifest(self.models_dir).get("files", {}) else None)
         self.face_reader = (load_session(self.models_dir, FACE_READER, threads)
                             if FACE_READER in read_manifest(self.models_dir).get("files", {}) else None)
+        # how far the detector's quads of still cards scatter between looks (the manifest's figure,
+        # measured on held-out games by ``python -m companion.train.scatter``): passed on with every
+        # Detections, so a tracker is not strict as for exact positions before it has measured its own
+        scatter = read_manifest(self.models_dir).get("scatter") or {}
+        self.scatter = {k: float(scatter[k]) for k in ("position", "size") if isinstance(scatter.get(k), (int, float))}
         self._reader_outputs = max(len(r.get_outputs()) for r in self.readers)  # 3 with a geometry output
         self.alphabet = alphabet
         self.config = config or RecogniserConfig()
@@ -287,6 +292,8 @@ class Recogniser:
         dets = self._assemble(cand, glyph_p, suit_p)
         if self.config.face_reader and self.face_reader is not None:
             self._read_faces(frame, dets)
+        if self.scatter:
+            dets.meta["scatter"] = dict(self.scatter)
         return dets
 
     def read_faces(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -226,6 +226,7 @@ class DetectorNoise:
         self.card_off: deque = deque(maxlen=keep)  # card heights from the face-up card's place
         self.card_size: deque = deque(maxlen=keep)  # log of size over a card lying there
         self._stack_hist = [deque(maxlen=15) for _ in range(13)]
+        self.prior: dict | None = None  # the recogniser's figure (see :meth:`told`)
 
     def stack_sighting(self, pile: int, off: float, size: float) -> None:
         hist = self._stack_hist[pile - 1]
@@ -233,6 +234,11 @@ class DetectorNoise:
         if len(hist) >= 3:
             self.stack_off.append(off)
             self.stack_size.append(abs(math.log(size / float(np.median(hist)))))
+
+    def told(self, scatter: dict | None) -> None:
+        """The recogniser's own figure for its scatter (``Detections.meta["scatter"]``): used until enough
+        sightings are measured here (a game's first cards lie before any has lain long enough)."""
+        self.prior = dict(scatter) if scatter else None
 
     def card_sighting(self, off: float, size_ratio: float) -> None:
         self.card_off.append(off)
@@ -247,7 +253,11 @@ class DetectorNoise:
         off = self._q(self.stack_off, 95)
         if off is not None and off + 0.05 > p.off_stack:
             changes["off_stack"] = min(0.9, off + 0.05)
-        sizes = [v for v in (self._q(self.card_size, 95), self._q(self.stack_size, 95)) if v is not None]
+        prior = self.prior or {}
+        card_size = self._q(self.card_size, 95)
+        if card_size is None:
+            card_size = prior.get("size")
+        sizes = [v for v in (card_size, self._q(self.stack_size, 95)) if v is not None]
         if sizes and math.exp(max(sizes)) * 1.02 > p.max_lying_scale:
             changes["max_lying_scale"] = min(2.0, math.exp(max(sizes)) * 1.02)
         # held above a pile: bigger than nine in ten sightings of the cards lying on the table (a
@@ -255,12 +265,17 @@ class DetectorNoise:
         # the old mark, halfway to ``max_lying_scale``: 2000's 5S lay beneath pile 5 unplaced)
         most = changes.get("max_lying_scale", p.max_lying_scale)
         lift = self._q(self.card_size, 90)
+        if lift is None and "size" in prior:
+            lift = 0.8 * prior["size"]  # the 90th percentile, roughly, of the prior's 95th
         if lift is not None and math.exp(lift) > replace(p, max_lying_scale=most).lifted:
             changes["lifted_scale"] = min(most, math.exp(lift))
         # the hand card is compared with its last sighting, two noisy positions: a fifth of a trained
         # detector's lying cards jump further between two looks than four in five lie off their place
         # (2000: a card lying beneath a pile went unplaced for 25 frames)
         still = self._q(self.card_off, 95)
+        if still is None:
+            still = prior.get("position")  # (9015: the first card, lying beneath pile 11, jumped 0.12
+            # card heights between two looks, three times the exact default, and was never put down)
         if still is not None and still > p.still_tolerance:
             changes["still_tolerance"] = min(0.5, still)
         return replace(p, **changes) if changes else p
@@ -337,6 +352,7 @@ class Watcher:
         self._fd_last: tuple[int, np.ndarray, float] | None = None  # (frame, centre, size): last face-down card held
         self._extra_look = False  # this recognition is a confirming look (see ``confirm_every``)
         self._fd_now = False  # one was seen held in this recognition
+        self._both_known = False  # this recognition says whether each card's two indices show
         self._resumed: tuple[Card | None, int] | None = None  # a card already taken (resumed game)
         self._to_find: dict[Card, tuple[int, str]] = {}  # face-up cards of a resumed game not yet seen
         self.set_layout(layout)
@@ -479,6 +495,7 @@ class Watcher:
 
     def _observe(self, index: int, t: float, dets: Detections, view: GameView) -> list[Observation]:
         if self.recognitions % 5 == 1:
+            self.noise.told(dets.meta.get("scatter"))
             self.eff = self.noise.widen(self.params)
         p = self.eff
         out: list[Observation] = []
@@ -581,6 +598,7 @@ class Watcher:
                 if near:
                     mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
+        self._both_known = dets.both_indices is not None
         if h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
                                aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]))
@@ -623,6 +641,11 @@ class Watcher:
                 self.layout.centres - hd.last.centre, axis=1))) + 1
             hd.lying_at = (q, "under")
             out += self._place(hd, index, t, "newcard")
+        if self.hand is None:
+            # an unread face-up shape off every lying place with nothing moving by it is the detector's
+            # phantom (a striped cloth), not a card in a hand: it starts no hand (9015: one beside pile
+            # 9 started the trail of the centre's first card, which was then judged taken from 9)
+            others = [i for i in others if not self._phantom(index, t, reads[i], centres[i], float(heights[i]))]
         if others and (self.hand is None or self._put_down_at(self.hand) is not None):
             # a new card in the hand; a hand card lying at a pile is put down
             if self.hand is not None and self._exchanging(self.hand):
@@ -647,6 +670,26 @@ class Watcher:
             out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i],
                                rank_pp[i], suit_pp[i], bool(both[i]))
         return out
+
+    def _phantom(self, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
+                 height: float) -> bool:
+        """An unread face-up detection that could not be lying at any pile and has nothing moving near
+        it: a card in a hand moves with the hand."""
+        if read[0] is not None:
+            return False
+        if self._lying_position(_Sighting(index, t, None, read[1], centre, height)) is not None:
+            return False
+        return not self._moving_near(centre, 0.6 * self.h)
+
+    def _beneath_seen_stack(self, s: _Sighting, pile: int, side: str) -> bool:
+        """Beside pile ``pile``'s stack, sized like a card held up, but the stack shows whole, the card's
+        inner index does not, and nothing moves by it: it lies beneath the stack, and the detector sized
+        the covered card too big (9015: a 5S beneath pile 5, 1.3 times a lying card, never put down)."""
+        if side not in ("under", "near") or pile not in self._stacks_seen or s.both or not self._both_known:
+            return False  # (a recogniser that does not say whether both indices show: cannot tell)
+        if s.height > 1.5 * self.geometry.pile_size_at(pile, s.centre):
+            return False
+        return not self._moving_near(s.centre, 0.6 * self._pile_h(pile))
 
     def _over_stack(self, s: _Sighting, pos: tuple[int, str]) -> bool:
         """Seen with both its indices, lying where the stack of pile ``pos`` would cover the inner one
@@ -737,7 +780,8 @@ class Watcher:
         pos = self._lying_position(s)
         # bigger than a card lying there (``lifted``): held above the pile, coming down (a card paused on
         # its way onto a stack, 0.19 out, was taken for one slid beneath: seed 8506)
-        lifted = pos is not None and s.height > p.lifted * self.geometry.pile_size_at(pos[0], s.centre)
+        lifted = pos is not None and s.height > p.lifted * self.geometry.pile_size_at(pos[0], s.centre) \
+            and not self._beneath_seen_stack(s, *pos)
         if h.source is not None and not h.left_source:
             g = self._ground(s.centre, s.height)
             src = self.layout.centres[h.source - 1]
@@ -942,7 +986,7 @@ class Watcher:
         _, q, side, _ = best
         # size: like a card lying there (the stack's own size, with the view's trend outward)
         expect = self.geometry.pile_size_at(q, s.centre)
-        if s.height > self.eff.max_lying_scale * expect:
+        if s.height > self.eff.max_lying_scale * expect and not self._beneath_seen_stack(s, q, side):
             return None
         if self._turning(s, q):
             return None  # turning over (foreshortened): not lying
@@ -1015,7 +1059,12 @@ class Watcher:
     def _source(self, h: _Hand) -> int:
         # a card lifted face down shows its face where it was held: a face-down sighting far from where
         # the face first showed was another card, or a stack the hand half hid
-        s0 = h.sightings[0]  # the card's face first seen (perhaps still turning over, unread)
+        # the card's face first seen (perhaps still turning over, unread); looks surely read as another
+        # card are that card's, not this one's (2000: a misreading of the 8H just put beneath 8 as 8C
+        # began the trail of the 7S then turned by 9, which was judged taken from 8)
+        first = next((j for j, x in enumerate(h.sightings) if x.card is None or x.card == h.card), 0)
+        sights = h.sightings[first:]
+        s0 = sights[0]
         expected = self._view.expected_pile if self._view is not None else None
         lying = self._lying_position(s0)
         if expected is not None and lying is not None and lying[1] == "under" and not s0.both:
@@ -1032,7 +1081,7 @@ class Watcher:
             # from 9, turned over half way to 5, judged taken from 6, the pile it was first seen over)
             return expected
         held_by = lying is not None and lying[1] == "near" and any(
-            x.both and float(np.linalg.norm(x.centre - s0.centre)) < 0.5 * self.h for x in h.sightings[:SOURCE_LOOKS])
+            x.both and float(np.linalg.norm(x.centre - s0.centre)) < 0.5 * self.h for x in sights[:SOURCE_LOOKS])
         if held_by:
             # first seen by a stack and held up there, both its indices showing: turned over there,
             # wherever it is carried before it is read (2000: a 7S turned by pile 9, out of turn, was
@@ -1043,7 +1092,7 @@ class Watcher:
             # where it would have been turned over): nothing was seen of where it came from, so it came
             # from where play is (not the pile it lies at: that would judge its source by where it went)
             return expected
-        s = next((x for x in h.sightings if x.card == h.card), s0)
+        s = next((x for x in sights if x.card == h.card), s0)
         if s0 is not s and float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h:
             s = s0
         g = self._ground(s.centre, s.height)

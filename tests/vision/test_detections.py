@@ -93,3 +93,16 @@ def test_rows_may_say_whether_both_indices_showed():
 def test_index_centres_are_the_index_boxes_centres():
     d = Detections.from_rows([(np.zeros((4, 2)), (10, 20, 30, 60), 1, 0, 0.9, 0.9, True, 0.0)])
     assert d.index_centres.tolist() == [[20.0, 40.0]]
+
+
+def test_meta_travels_with_indexing_and_concat_and_is_not_a_column():
+    d = Detections.from_rows([
+        ([(0, 0), (10, 0), (10, 14), (0, 14)], (0, 0, 3, 4), 1, 0, 0.9, 0.9, True, 0.0),
+        ([(20, 0), (30, 0), (30, 14), (20, 14)], (20, 0, 23, 4), 2, 1, 0.9, 0.9, True, 0.0),
+    ])
+    d.meta["scatter"] = {"position": 0.1}
+    assert d[1].meta == {"scatter": {"position": 0.1}} and len(d[1]) == 1
+    assert Detections.concat([d, d[0]]).meta["scatter"] == {"position": 0.1}
+    d[0].meta["other"] = 1
+    assert "other" not in d.meta  # a copy, not shared
+    assert Detections.empty().meta == {}

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import shutil
 from pathlib import Path
@@ -166,6 +167,22 @@ def test_held_out_frames_regression_floor():
 def test_held_out_frames_meet_the_target():
     rates = _held_out_rates()
     assert rates["rank"] >= 0.995 and rates["confident_wrong"] <= 0.005, rates
+
+
+def test_detections_carry_the_detectors_measured_scatter(rec, held_out_deck, tmp_path: Path):
+    """The manifest's figure for how far the detector's quads of still cards scatter (measured by
+    ``python -m companion.train.scatter``) comes with every Detections, for the tracker; models without
+    one give none."""
+    frame = place(table(), held_out_deck.face("7H"), (400, 360), 0, 220)
+    sc = rec(frame).meta["scatter"]
+    assert 0.0 < sc["position"] < 0.5 and 0.0 < sc["size"] < 0.7
+    _copy_models(tmp_path)
+    manifest = json.loads((tmp_path / "manifest.json").read_text())
+    del manifest["scatter"]
+    (tmp_path / "manifest.json").write_text(json.dumps(manifest))
+    from companion.vision.recogniser import Recogniser
+
+    assert "scatter" not in Recogniser(tmp_path)(frame).meta
 
 
 def _copy_models(folder: Path) -> None:

@@ -398,3 +398,87 @@ def test_a_card_first_seen_slid_beneath_a_pile_came_from_where_play_is(both, sou
     h.sightings, h.card = [s0], Card.parse("JD")
     h.fd_points = [(11, w.layout.centres[10] + w.h * 0.3 * w.layout.outward[10])]
     assert w._source(h) == source
+
+
+def test_a_look_surely_read_as_another_card_is_not_where_this_one_came_from():
+    """A trail begun by a look read as another card (a misreading of the card just put beneath 8, as
+    8C), then carrying a card turned by pile 9 and shown there with both indices: the card was turned
+    at 9, not at 8 where the misread look was."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 1, 8, 0.25, False, Card.parse("8C")), _sighting(w, 12, 9, 0.28, False),
+                   _sighting(w, 18, 9, 0.3, True, Card.parse("7S"))]
+    h.card = Card.parse("7S")
+    assert w._source(h) == 9
+    h.sightings[0] = _sighting(w, 1, 8, 0.25, False, Card.parse("7S"))  # read as this card: it counts
+    assert w._source(h) == 8
+
+
+def _one_up(w: Watcher, point, card: Card | None = None, size: float | None = None):
+    """A face-up detection centred at ``point`` (upright, lying-card size unless ``size``)."""
+    s = size or float(np.median(w.geometry.sizes))
+    long_, short = s / math.sqrt(0.714), s * math.sqrt(0.714)
+    x, y = float(point[0]), float(point[1])
+    quad = [(x - short / 2, y - long_ / 2), (x + short / 2, y - long_ / 2), (x + short / 2, y + long_ / 2),
+            (x - short / 2, y + long_ / 2)]
+    rank = int(card.rank.value) if card else 0
+    suit = "CDHS".index(card.suit.value) if card else -1
+    conf = 0.99 if card else 0.2
+    return (quad, (x - 6, y - long_ / 2, x + 6, y - long_ / 2 + 16), rank, suit, conf, conf, True, 0.0)
+
+
+def _still_frames(w: Watcher, n: int = 3) -> None:
+    """Feed ``n`` identical frames to the change gate (nothing moves anywhere)."""
+    img = np.full((720, 1280, 3), 90, np.uint8)
+    for _ in range(n):
+        w.gate.update(img)
+        w._pile_motion_update(img)
+
+
+@pytest.mark.parametrize("where, starts", [("off", False), ("fan", True)])
+def test_an_unread_shape_off_every_pile_with_nothing_moving_starts_no_hand(where, starts):
+    """A detector's phantom on a striped cloth (unread, where no card could lie, nothing moving by it) is
+    no card in a hand; an unread card lying out in a pile's fan is (it may need an ask)."""
+    w = _clock_watcher(expected=13)
+    _still_frames(w)
+    q = 9
+    along = 0.6 if where == "fan" else -0.9
+    c = w.layout.centres[q - 1] + w.h * along * w.layout.outward[q - 1]
+    w._observe(10, 0.3, Detections.from_rows([_one_up(w, c)]), GameView())
+    assert (w.hand is not None) == starts
+    # the same shape read as a card is a card, wherever it is
+    w = _clock_watcher(expected=13)
+    _still_frames(w)
+    w._observe(10, 0.3, Detections.from_rows([_one_up(w, c, Card.parse("JD"))]), GameView())
+    assert w.hand is not None
+
+
+def test_detector_noise_starts_from_the_recognisers_own_figure():
+    """Before any placed card has been measured, the recogniser's figure (``Detections.meta``) sets the
+    tolerances; once enough are measured, what was measured counts; without a figure (the exact
+    renderer's truth) nothing changes."""
+    p = WatcherParams()
+    noise = DetectorNoise(min_samples=5)
+    assert noise.widen(p) == p
+    noise.told({"position": 0.1, "size": 0.13})
+    told = noise.widen(p)
+    assert told.still_tolerance == pytest.approx(0.1)
+    assert told.max_lying_scale == pytest.approx(math.exp(0.13) * 1.02)
+    assert 1.0 < told.lifted_scale < told.max_lying_scale
+    for _ in range(10):
+        noise.card_sighting(0.06, 1.05)
+    measured = noise.widen(p)
+    assert measured.still_tolerance == pytest.approx(0.06)
+    assert measured.max_lying_scale < told.max_lying_scale
+    noise.told(None)
+    assert DetectorNoise(min_samples=5).widen(p) == p
+
+
+def test_the_watcher_takes_the_figure_from_the_detections():
+    w = _clock_watcher(expected=13)
+    d = Detections.empty()
+    d.meta["scatter"] = {"position": 0.11, "size": 0.1}
+    w.recognitions = 1  # the first look (update() counts them)
+    w._observe(1, 0.0, d, GameView())
+    assert w.eff.still_tolerance == pytest.approx(0.11)
