@@ -59,6 +59,10 @@ BOTH_SHOW_ALONG = 0.6
 OTHER_INDEX = 0.5
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
+#: Frames after a card is put beneath a pile while it may still slide on under the stack, and how far
+#: (card heights) an unread look at it there may lie from where it was judged put down.
+SETTLING_FRAMES = 90
+SETTLE_REACH = 0.45
 
 
 @dataclass(frozen=True)
@@ -547,6 +551,24 @@ class Watcher:
                             tc.also_at = tc.centre if other else None
                             tc.centre = centres[i].copy()
                             break
+            if best is None and tc.side == "under" and index - tc.since <= SETTLING_FRAMES \
+                    and dets.both_indices is not None:
+                # unread, one index at most showing, further in along its own fan: a card just put
+                # beneath slid on under the stack after it was judged lying (9013: an AS judged put
+                # beneath 1 as it paused half way in, then seen unread 0.3 card heights further in,
+                # was taken for a new card lying there: an ask, and the next card's source)
+                for i in up:
+                    if i in explained or reads[i][0] is not None or bool(dets.both_indices[i]):
+                        continue
+                    if float(np.linalg.norm(centres[i] - tc.centre)) >= SETTLE_REACH * self._pile_h(tc.pile):
+                        continue
+                    sg = _Sighting(index, t, None, reads[i][1], centres[i], float(heights[i]), float(aspects[i]))
+                    pos = self._lying_position(sg)
+                    if pos is not None and pos[0] == tc.pile and pos[1] in ("near", "under") \
+                            and self._along(tc.pile, centres[i]) >= self.params.top_sure:
+                        best = i
+                        tc.centre, tc.also_at = centres[i].copy(), None
+                        break
             if best is not None:
                 self.noise.card_sighting(tc.distance(centres[best]) / self._pile_h(tc.pile),
                                          float(heights[best]) / self.geometry.pile_size_at(tc.pile, centres[best]))
