@@ -678,8 +678,12 @@ class Watcher:
                 out += self._place(self.hand, index, t, "newcard")
             i = max(others, key=lambda i: (reads[i][0] is not None, dets.confidence(i)))
             o = self._orphan
-            if o is not None and index - o.last.frame <= 30 and \
-                    float(np.linalg.norm(centres[i] - o.last.centre)) < self._hand_reach(o.last.frame, index, 2.5):
+            # found again: close enough to where it was lost, or read as a card it was read as (a card
+            # carried fast across the clock, out of reach: 9016's 6C read at pile 1, next seen at 6
+            # 12 frames later, was judged taken from 6)
+            if o is not None and index - o.last.frame <= 30 and (
+                    float(np.linalg.norm(centres[i] - o.last.centre)) < self._hand_reach(o.last.frame, index, 2.5)
+                    or (reads[i][0] is not None and any(x.card == reads[i][0] for x in o.sightings))):
                 h = self.hand = o  # the card lost from sight a moment ago, found again
                 h.missing = 0
             else:

@@ -500,3 +500,25 @@ def test_a_card_just_put_beneath_that_slides_further_in_unread_is_still_that_car
     assert (w.hand is None) == refreshed
     moved = float(np.linalg.norm(w.table.cards[three].centre - w.layout.centres[2])) / w.h
     assert moved == pytest.approx(0.24 if refreshed else 0.5, abs=0.01)
+
+
+@pytest.mark.parametrize("read_as, same", [("6C", True), ("7D", False)])
+def test_a_card_lost_from_sight_and_read_again_far_off_is_the_same_card(read_as, same):
+    """Read once at pile 1 (not yet believed), lost from sight, then read again as the same card at pile
+    6, out of any hand's reach for the time between: the same card, carried fast (its trail, and so
+    where it came from, is kept); read as another card there, it is another card."""
+    w = _clock_watcher(expected=1)
+    view = GameView(expected_pile=1)
+    at1 = w.layout.centres[0] + w.h * 0.35 * w.layout.outward[0]
+    at6 = w.layout.centres[5] + w.h * 0.3 * w.layout.outward[5]
+    big = 1.1 * float(np.median(w.geometry.sizes))
+    w._observe(3, 0.1, Detections.from_rows([_one_up(w, at1, Card.parse("6C"), size=big)]), view)
+    first = w.hand
+    assert first is not None and first.card is None  # one reading: not believed yet
+    for f in (5, 7, 9, 11):
+        w._observe(f, f / 30, Detections.empty(), view)
+    assert w.hand is None
+    # 9 frames later, 4.8 card heights off: further than a hand carries a card in that time
+    assert float(np.linalg.norm(at6 - at1)) > w._hand_reach(3, 12, 2.5)
+    w._observe(12, 0.4, Detections.from_rows([_one_up(w, at6, Card.parse(read_as))]), view)
+    assert (w.hand is first) == same
