@@ -59,6 +59,8 @@ BOTH_SHOW_ALONG = 0.6
 OTHER_INDEX = 0.5
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
+#: Looks in a row at a card that has not moved whose readings still add to what its looks say together.
+STILL_LOOKS_ADDED = 2
 #: Frames after a card is put beneath a pile while it may still slide on under the stack, and how far
 #: (card heights) an unread look at it there may lie from where it was judged put down.
 SETTLING_FRAMES = 90
@@ -211,6 +213,7 @@ class _Hand:
     stack_hidden: int = 0  # ... where its pile's stack did not show though nothing moved over it
     left_source: bool = False  # carried away from the pile it was taken from
     idle: int = 0  # sightings in a row without moving (lying or not)
+    still_looks: int = 0  # looks in a row, this one included, where it had not moved since the last
 
     @property
     def last(self) -> _Sighting:
@@ -515,6 +518,7 @@ class Watcher:
         # 1. face-up detections explained by the table model
         explained: set[int] = set()
         seen_table: set[Card] = set()
+        settling: list[TableCard] = []  # just put beneath, not seen at their places
         for tc in self.table:
             if self.hand is not None and self.hand.from_table == tc.card:
                 continue  # being moved: its old place says nothing now
@@ -553,22 +557,8 @@ class Watcher:
                             break
             if best is None and tc.side == "under" and index - tc.since <= SETTLING_FRAMES \
                     and dets.both_indices is not None:
-                # unread, one index at most showing, further in along its own fan: a card just put
-                # beneath slid on under the stack after it was judged lying (9013: an AS judged put
-                # beneath 1 as it paused half way in, then seen unread 0.3 card heights further in,
-                # was taken for a new card lying there: an ask, and the next card's source)
-                for i in up:
-                    if i in explained or reads[i][0] is not None or bool(dets.both_indices[i]):
-                        continue
-                    if float(np.linalg.norm(centres[i] - tc.centre)) >= SETTLE_REACH * self._pile_h(tc.pile):
-                        continue
-                    sg = _Sighting(index, t, None, reads[i][1], centres[i], float(heights[i]), float(aspects[i]))
-                    pos = self._lying_position(sg)
-                    if pos is not None and pos[0] == tc.pile and pos[1] in ("near", "under") \
-                            and self._along(tc.pile, centres[i]) >= self.params.top_sure:
-                        best = i
-                        tc.centre, tc.also_at = centres[i].copy(), None
-                        break
+                settling.append(tc)  # after the others have taken their own looks (see below)
+                continue
             if best is not None:
                 self.noise.card_sighting(tc.distance(centres[best]) / self._pile_h(tc.pile),
                                          float(heights[best]) / self.geometry.pile_size_at(tc.pile, centres[best]))
@@ -579,6 +569,34 @@ class Watcher:
                 tc.index_at = index_at[best]
             else:
                 tc.missing += 1
+        for tc in settling:
+            # unread, one index at most showing, further in along its own fan, no other table card's:
+            # a card just put beneath slid on under the stack after it was judged lying (9013: an AS
+            # judged put beneath 1 as it paused half way in, then seen unread 0.3 card heights further
+            # in, was taken for a new card lying there: an ask, and the next card's source)
+            best = None
+            for i in up:
+                if i in explained or reads[i][0] is not None or bool(dets.both_indices[i]):
+                    continue
+                if float(np.linalg.norm(centres[i] - tc.centre)) >= SETTLE_REACH * self._pile_h(tc.pile):
+                    continue
+                along = self._along(tc.pile, centres[i])
+                if along < self.params.top_sure or along > self._along(tc.pile, tc.centre) - 0.05:
+                    continue
+                pos = self._lying_position(_Sighting(index, t, None, reads[i][1], centres[i], float(heights[i]),
+                                                     float(aspects[i])))
+                if pos is not None and pos[0] == tc.pile and pos[1] in ("near", "under"):
+                    best = i
+                    break
+            if best is None:
+                tc.missing += 1
+                continue
+            tc.centre, tc.also_at = centres[best].copy(), None
+            explained.add(best)
+            seen_table.add(tc.card)
+            tc.last_seen = index
+            tc.missing = 0
+            tc.index_at = index_at[best]
         self._find_restored(index, t, up, reads, centres, heights, aspects, explained, seen_table)
         # 2. face-down cards off every stack: a card lifted face down
         self._stacks_seen = set()
@@ -791,13 +809,17 @@ class Watcher:
         card, conf = read
         h.missing = 0
         s = _Sighting(index, t, card, conf, centre, height, aspect, both)
-        if rank_p is not None and suit_p is not None:
+        moved = float(np.linalg.norm(s.centre - h.last.centre)) / self.h if h.sightings else math.inf
+        # looks at a card that has not moved since the last one see much the same picture: past the
+        # first few they add nothing new (9014: 15 looks at a QS lying beneath 12, each leaning a
+        # little to clubs, added up to QC at 0.97)
+        h.still_looks = h.still_looks + 1 if moved < p.still_tolerance else 0
+        if rank_p is not None and suit_p is not None and h.still_looks <= STILL_LOOKS_ADDED:
             h.rank_ev += np.log(np.maximum(np.asarray(rank_p, np.float64), p.fuse_floor))
             h.suit_ev += np.log(np.maximum(np.asarray(suit_p, np.float64), p.fuse_floor))
             h.looks += 1
             h.leant_ranks.update(np.nonzero(np.asarray(rank_p) >= LEANING)[0].tolist())
             h.leant_suits.update(np.nonzero(np.asarray(suit_p) >= LEANING)[0].tolist())
-        moved = float(np.linalg.norm(s.centre - h.last.centre)) / self.h if h.sightings else math.inf
         h.sightings.append(s)
         h.reads.append(card)
         self._believe(h, view, seen_table)
