@@ -224,7 +224,8 @@ class DetectorNoise:
     """How much the recogniser's positions and sizes scatter for things known to lie still: the stacks
     on a settled table and the face-up cards it has placed. An exact recogniser (the renderer's truth)
     measures no scatter and leaves the settings alone; a trained one widens the watcher's tolerances to
-    what it measured (:meth:`widen`), so its noise is not taken for cards lifted, held or moving."""
+    what it measured (:meth:`widen`), so its noise is not taken for cards lifted, held or moving. Until
+    it has measured enough, it starts from the recogniser's own figure, when it gives one (:meth:`told`)."""
 
     def __init__(self, min_samples: int = 30, keep: int = 300) -> None:
         self.min_samples = min_samples
