@@ -542,3 +542,18 @@ def test_looks_at_a_card_that_has_not_moved_add_up_only_a_little(step, named):
     assert w.hand is not None
     assert (w.hand.card == Card.parse("QC")) == named
     assert named or w.hand.card is None
+
+
+def test_a_card_just_turned_over_on_its_own_stack_must_lie_still_longer():
+    """Turned over at the centre and shown there, still for three frames: not yet put down on top of its
+    own stack (a slow hand within the detector's scatter); still for six, it lies there."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    nine = Card.parse("9D")
+    at = w.layout.centres[12].copy()
+    for f in (1, 4):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, nine)]), view)
+    assert w.hand is not None and w.hand.announced and w.hand.source == 13
+    assert w.hand.lying_at is None
+    w._observe(7, 7 / 30, Detections.from_rows([_one_up(w, at, nine)]), view)
+    assert w.hand.lying_at == (13, "top")
