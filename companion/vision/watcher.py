@@ -61,10 +61,6 @@ OTHER_INDEX = 0.5
 SOURCE_LOOKS = 3
 #: Looks in a row at a card that has not moved whose readings still add to what its looks say together.
 STILL_LOOKS_ADDED = 2
-#: Frames after a card is put beneath a pile while it may still slide on under the stack, and how far
-#: (card heights) an unread look at it there may lie from where it was judged put down.
-SETTLING_FRAMES = 90
-SETTLE_REACH = 0.45
 
 
 @dataclass(frozen=True)
@@ -519,7 +515,6 @@ class Watcher:
         # 1. face-up detections explained by the table model
         explained: set[int] = set()
         seen_table: set[Card] = set()
-        settling: list[TableCard] = []  # just put beneath, not seen at their places
         for tc in self.table:
             if self.hand is not None and self.hand.from_table == tc.card:
                 continue  # being moved: its old place says nothing now
@@ -556,10 +551,6 @@ class Watcher:
                             tc.also_at = tc.centre if other else None
                             tc.centre = centres[i].copy()
                             break
-            if best is None and tc.side == "under" and index - tc.since <= SETTLING_FRAMES \
-                    and dets.both_indices is not None:
-                settling.append(tc)  # after the others have taken their own looks (see below)
-                continue
             if best is not None:
                 self.noise.card_sighting(tc.distance(centres[best]) / self._pile_h(tc.pile),
                                          float(heights[best]) / self.geometry.pile_size_at(tc.pile, centres[best]))
@@ -570,34 +561,6 @@ class Watcher:
                 tc.index_at = index_at[best]
             else:
                 tc.missing += 1
-        for tc in settling:
-            # unread, one index at most showing, further in along its own fan, no other table card's:
-            # a card just put beneath slid on under the stack after it was judged lying (9013: an AS
-            # judged put beneath 1 as it paused half way in, then seen unread 0.3 card heights further
-            # in, was taken for a new card lying there: an ask, and the next card's source)
-            best = None
-            for i in up:
-                if i in explained or reads[i][0] is not None or bool(dets.both_indices[i]):
-                    continue
-                if float(np.linalg.norm(centres[i] - tc.centre)) >= SETTLE_REACH * self._pile_h(tc.pile):
-                    continue
-                along = self._along(tc.pile, centres[i])
-                if along < self.params.top_sure or along > self._along(tc.pile, tc.centre) - 0.05:
-                    continue
-                pos = self._lying_position(_Sighting(index, t, None, reads[i][1], centres[i], float(heights[i]),
-                                                     float(aspects[i])))
-                if pos is not None and pos[0] == tc.pile and pos[1] in ("near", "under"):
-                    best = i
-                    break
-            if best is None:
-                tc.missing += 1
-                continue
-            tc.centre, tc.also_at = centres[best].copy(), None
-            explained.add(best)
-            seen_table.add(tc.card)
-            tc.last_seen = index
-            tc.missing = 0
-            tc.index_at = index_at[best]
         self._find_restored(index, t, up, reads, centres, heights, aspects, explained, seen_table)
         # 2. face-down cards off every stack: a card lifted face down
         self._stacks_seen = set()

@@ -484,24 +484,6 @@ def test_the_watcher_takes_the_figure_from_the_detections():
     assert w.eff.still_tolerance == pytest.approx(0.11)
 
 
-@pytest.mark.parametrize("frame, refreshed", [(40, True), (400, False)])
-def test_a_card_just_put_beneath_that_slides_further_in_unread_is_still_that_card(frame, refreshed):
-    """Judged put beneath pile 3 while it paused half way in, a card slides on under the stack, where it
-    shows one index at most and is not read: soon after, an unread look a little further in along the
-    fan is that card (its place moves there), not a new card lying there; long after, it is not."""
-    pts = [(640 + 250 * math.sin(math.radians(30 * k)), 360 - 250 * math.cos(math.radians(30 * k))) for k in range(1, 13)]
-    from companion.vision.layout import layout_from_points
-    layout = layout_from_points(pts + [(640, 360)], (1280, 720), card_h=100.0)
-    three = Card.parse("3C")
-    view = GameView(face_up=frozenset({three}), expected_pile=3)
-    w = Watcher(layout, recognise=lambda f: Detections.empty())
-    w.table.put(TableCard(three, 3, "under", w.layout.centres[2] + w.h * 0.5 * w.layout.outward[2], 10, 10))
-    w._observe(frame, frame / 30, Detections.from_rows([_lying(w, 3, 0.24, 0.0, 1.0, None) + (False,)]), view)
-    assert (w.hand is None) == refreshed
-    moved = float(np.linalg.norm(w.table.cards[three].centre - w.layout.centres[2])) / w.h
-    assert moved == pytest.approx(0.24 if refreshed else 0.5, abs=0.01)
-
-
 @pytest.mark.parametrize("read_as, same", [("6C", True), ("7D", False)])
 def test_a_card_lost_from_sight_and_read_again_far_off_is_the_same_card(read_as, same):
     """Read once at pile 1 (not yet believed), lost from sight, then read again as the same card at pile
