@@ -59,8 +59,6 @@ BOTH_SHOW_ALONG = 0.6
 OTHER_INDEX = 0.5
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
-#: Looks in a row at a card that has not moved whose readings still add to what its looks say together.
-STILL_LOOKS_ADDED = 2
 
 
 @dataclass(frozen=True)
@@ -209,7 +207,6 @@ class _Hand:
     stack_hidden: int = 0  # ... where its pile's stack did not show though nothing moved over it
     left_source: bool = False  # carried away from the pile it was taken from
     idle: int = 0  # sightings in a row without moving (lying or not)
-    still_looks: int = 0  # looks in a row, this one included, where it had not moved since the last
 
     @property
     def last(self) -> _Sighting:
@@ -774,11 +771,7 @@ class Watcher:
         h.missing = 0
         s = _Sighting(index, t, card, conf, centre, height, aspect, both)
         moved = float(np.linalg.norm(s.centre - h.last.centre)) / self.h if h.sightings else math.inf
-        # looks at a card that has not moved since the last one see much the same picture: past the
-        # first few they add nothing new (9014: 15 looks at a QS lying beneath 12, each leaning a
-        # little to clubs, added up to QC at 0.97)
-        h.still_looks = h.still_looks + 1 if moved < p.still_tolerance else 0
-        if rank_p is not None and suit_p is not None and h.still_looks <= STILL_LOOKS_ADDED:
+        if rank_p is not None and suit_p is not None:
             h.rank_ev += np.log(np.maximum(np.asarray(rank_p, np.float64), p.fuse_floor))
             h.suit_ev += np.log(np.maximum(np.asarray(suit_p, np.float64), p.fuse_floor))
             h.looks += 1

@@ -506,26 +506,6 @@ def test_a_card_lost_from_sight_and_read_again_far_off_is_the_same_card(read_as,
     assert (w.hand is first) == same
 
 
-@pytest.mark.parametrize("step, named", [(0.0, False), (0.2, True)])
-def test_looks_at_a_card_that_has_not_moved_add_up_only_a_little(step, named):
-    """Fifteen unsure looks leaning the same way (queen 0.8, clubs 0.6 against spades 0.4): taken as the
-    card moves (each a new picture) they add up to QC; at a card lying still (the same picture each
-    time) only the first three count, and the card stays unnamed (an ask), not guessed."""
-    w = _clock_watcher(expected=13)
-    rp = np.full(13, 0.2 / 12, np.float32)
-    rp[11] = 0.8
-    sp = np.array([0.6, 0.0, 0.0, 0.4], np.float32)
-    start = (w.layout.centres[12] + w.layout.centres[2]) / 2
-    for k in range(15):
-        at = start + np.array([0.0, step * w.h * (k % 2)])  # to and fro, or still
-        quad, box, *_ = _one_up(w, at)
-        d = Detections.from_rows([(quad, box, 0, -1, 0.8, 0.6, True, 0.0, rp, sp, False)])
-        w._observe(3 * k + 1, k / 10, d, GameView())
-    assert w.hand is not None
-    assert (w.hand.card == Card.parse("QC")) == named
-    assert named or w.hand.card is None
-
-
 def test_a_card_just_turned_over_on_its_own_stack_must_lie_still_longer():
     """Turned over at the centre and shown there, still for three frames: not yet put down on top of its
     own stack (a slow hand within the detector's scatter); still for six, it lies there."""
