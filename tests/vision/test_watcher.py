@@ -519,3 +519,25 @@ def test_a_card_just_turned_over_on_its_own_stack_must_lie_still_longer():
     assert w.hand.lying_at is None
     w._observe(7, 7 / 30, Detections.from_rows([_one_up(w, at, nine)]), view)
     assert w.hand.lying_at == (13, "top")
+
+
+def test_a_card_sized_like_one_held_up_lies_beneath_a_stack_that_shows_whole():
+    """Out in pile 3's fan, 1.3 times the size of a lying card (the detector sizes a card mostly covered
+    by the stack too big): it lies beneath when the stack shows whole, its inner index does not and
+    nothing moves; shown with both indices, or with the stack hidden, or when the recogniser does not
+    say which indices show, it is held up (not lying)."""
+    from companion.vision.watcher import _Sighting
+    w = _clock_watcher(expected=3)
+    _still_frames(w)
+    c = w.layout.centres[2] + w.h * 0.35 * w.layout.outward[2]
+    big = 1.3 * w.geometry.pile_size_at(3, c)
+
+    def lying(both: bool, stack_seen: bool, known: bool):
+        w._stacks_seen = {3} if stack_seen else set()
+        w._both_known = known
+        return w._lying_position(_Sighting(1, 0.0, None, 0.2, c, big, 0.0, both))
+
+    assert lying(False, True, True) is not None and lying(False, True, True)[0] == 3
+    assert lying(True, True, True) is None
+    assert lying(False, False, True) is None
+    assert lying(False, True, False) is None
