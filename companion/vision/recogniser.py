@@ -121,14 +121,15 @@ class Recogniser:
         self.models_dir = Path(models_dir) if models_dir else default_models_dir()
         self.detector = load_session(self.models_dir, "detector.onnx", threads)
         self.reader = load_session(self.models_dir, "index.onnx", threads)
-        self.second_reader = (load_session(self.models_dir, SECOND_READER, threads)
-                              if SECOND_READER in read_manifest(self.models_dir).get("files", {}) else None)
-        self.face_reader = (load_session(self.models_dir, FACE_READER, threads)
-                            if FACE_READER in read_manifest(self.models_dir).get("files", {}) else None)
+        manifest = read_manifest(self.models_dir)
+        listed = manifest.get("files", {})
+        self.second_reader = load_session(self.models_dir, SECOND_READER, threads) if SECOND_READER in listed else None
+        self.face_reader = load_session(self.models_dir, FACE_READER, threads) if FACE_READER in listed else None
         # how far the detector's quads of still cards scatter between looks (the manifest's figure,
-        # measured on held-out games by ``python -m companion.train.scatter``): passed on with every
-        # Detections, so a tracker is not strict as for exact positions before it has measured its own
-        scatter = read_manifest(self.models_dir).get("scatter") or {}
+        # measured on rendered games kept for it by ``python -m companion.train.scatter``): passed on
+        # with every Detections, so a tracker is not strict as for exact positions before it has
+        # measured its own
+        scatter = manifest.get("scatter") or {}
         self.scatter = {k: float(scatter[k]) for k in ("position", "size") if isinstance(scatter.get(k), (int, float))}
         self._reader_outputs = max(len(r.get_outputs()) for r in self.readers)  # 3 with a geometry output
         self.alphabet = alphabet
