@@ -57,6 +57,14 @@ HAND_REACH_MAX = 6.0
 BOTH_SHOW_ALONG = 0.6
 #: A table card's index seen this many card heights from where it was seen before is its other index.
 OTHER_INDEX = 0.5
+#: How far (card heights) from a table card's place a still detection surely read as that card is still
+#: that card lying there (the detector's second guess at a partly covered card's quad), not a card lifted.
+STILL_REREAD_REACH = 0.4
+#: ... when unread, and at least this far (card heights) from where the hand card was last seen.
+HAND_CLEAR = 0.6
+UNREAD_REREAD = True
+#: Looks in a row at its place that say a table card taken for picked up never left it.
+NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
 
@@ -350,6 +358,7 @@ class Watcher:
         self.last_detections: Detections | None = None
         self.view_shifts = 0
         self._orphan: _Hand | None = None
+        self._passed_orphan: _Hand | None = None  # an orphan a new hand card did not seem to be (yet)
         self._fd_last: tuple[int, np.ndarray, float] | None = None  # (frame, centre, size): last face-down card held
         self._extra_look = False  # this recognition is a confirming look (see ``confirm_every``)
         self._fd_now = False  # one was seen held in this recognition
@@ -499,6 +508,7 @@ class Watcher:
             self.noise.told(dets.meta.get("scatter"))
             self.eff = self.noise.widen(self.params)
         p = self.eff
+        self._both_known = dets.both_indices is not None  # before any step asks _beneath_seen_stack
         out: list[Observation] = []
         up = [i for i in range(len(dets)) if dets.face_up[i]]
         centres = dets.centres.astype(np.float64) if len(dets) else np.zeros((0, 2))
@@ -507,6 +517,8 @@ class Watcher:
         index_at = dets.index_centres.astype(np.float64) if len(dets) else np.zeros((0, 2))
         reads = {i: self._read(dets, i) for i in up}
         rank_pp, suit_pp = dets.rank_probabilities(), dets.suit_probabilities()
+        if self.hand is not None and self._never_left(self.hand):
+            self.hand = None  # the table card it took for picked up lies where it lay (see _never_left)
         self._learn_stack_sizes(dets, centres, heights, aspects)
         self._follow_view(dets, centres, reads)
         # 1. face-up detections explained by the table model
@@ -548,14 +560,38 @@ class Watcher:
                             tc.also_at = tc.centre if other else None
                             tc.centre = centres[i].copy()
                             break
+            scatter = False
+            if best is None:
+                # read surely as this card (or not read), further off its place than the refresh allows, with nothing
+                # moving by it: the detector placing a partly covered card's quad two ways (9015 at
+                # 1080p: a JD beneath 11 seen in turn at two centres 0.2 card heights apart, the far one
+                # taken for a new card in the hand, which then hid the next card turned); a card picked
+                # up to be moved moves with the hand. Its place is kept (no drift to the far mode).
+                # Unread, likewise, unless it could be the hand card just put down by it.
+                ph = self._pile_h(tc.pile)
+                hand_at = self.hand.last.centre if self.hand is not None and self.hand.sightings else None
+                near = []
+                for i in up:
+                    if i in explained or reads[i][0] not in (None, tc.card) or (reads[i][0] is None and not UNREAD_REREAD):
+                        continue
+                    d = tc.distance(centres[i]) / ph
+                    if d >= STILL_REREAD_REACH or self._moving_near(centres[i], 0.6 * ph):
+                        continue
+                    if reads[i][0] is None and hand_at is not None and \
+                            float(np.linalg.norm(centres[i] - hand_at)) < HAND_CLEAR * ph:
+                        continue
+                    near.append((reads[i][0] is None, d, i))  # surely read first, then the nearest
+                if near:
+                    best, scatter = min(near)[2], True
             if best is not None:
-                self.noise.card_sighting(tc.distance(centres[best]) / self._pile_h(tc.pile),
-                                         float(heights[best]) / self.geometry.pile_size_at(tc.pile, centres[best]))
+                if not scatter:  # (the far mode is not the scatter the tolerances widen to)
+                    self.noise.card_sighting(tc.distance(centres[best]) / self._pile_h(tc.pile),
+                                             float(heights[best]) / self.geometry.pile_size_at(tc.pile, centres[best]))
+                    tc.index_at = index_at[best]
                 explained.add(best)
                 seen_table.add(tc.card)
                 tc.last_seen = index
                 tc.missing = 0
-                tc.index_at = index_at[best]
             else:
                 tc.missing += 1
         self._find_restored(index, t, up, reads, centres, heights, aspects, explained, seen_table)
@@ -599,7 +635,6 @@ class Watcher:
                 if near:
                     mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
-        self._both_known = dets.both_indices is not None
         if h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
                                aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]))
@@ -667,6 +702,7 @@ class Watcher:
                 h.missing = 0
             else:
                 h = self.hand = _Hand(first_frame=index)
+                self._passed_orphan = o if o is not None and index - o.last.frame <= 30 else None
                 # the face-down sightings just before its face showed (lifted, then turned over: well
                 # under 20 frames); older ones only when there are none (they may be another card's)
                 h.fd_points = [(pl, c) for f, pl, c in self.fd_recent if pl is not None and f >= index - 20] or \
@@ -761,6 +797,48 @@ class Watcher:
             return h.last_pos
         return None
 
+    def _never_left(self, h: _Hand) -> bool:
+        """A table card taken for picked up (read in the hand while a hand moved by it) whose last looks
+        all lie within ``STILL_REREAD_REACH`` of its place, with nothing moving there now: it was never
+        picked up. Without this the move waits for it forever, and the card really turned is never
+        followed (2001 at 1080p: a TC beneath pile 10, seen 0.25 card heights off while the next card
+        was turned there, held the hand for 500 frames)."""
+        if h.from_table is None or h.announced or len(h.sightings) < NEVER_LEFT_LOOKS:
+            return False
+        tc = next((x for x in self.table if x.card == h.from_table), None)
+        if tc is None:
+            return False
+        ph = self._pile_h(tc.pile)
+        recent = h.sightings[-NEVER_LEFT_LOOKS:]
+        if any(tc.distance(x.centre) / ph >= STILL_REREAD_REACH for x in recent):
+            return False
+        return not self._moving_near(recent[-1].centre, 0.6 * ph)
+
+    def _adopt_orphan(self, h: _Hand, index: int, card: Card | None) -> None:
+        """A new hand card first read surely as a card the hand card lost a moment ago was read as, is
+        that card: it takes over the lost one's sightings (and so its source). Found again by place
+        or by reading when first seen is the orphan rule; this is the same card first seen unread
+        (9015 at 1080p: a 5S read once at pile 11, carried fast across the clock unseen, first seen
+        again unread by pile 5 and read there a look later, was judged taken from 5)."""
+        o = self._passed_orphan
+        if o is None or o is h:
+            return
+        if index - o.last.frame > 30 or h.announced or h.from_table is not None:
+            self._passed_orphan = None
+            return
+        if card is None or not any(x.card == card for x in o.sightings):
+            return
+        self._passed_orphan = None
+        h.first_frame = o.first_frame
+        h.sightings[:0] = o.sightings
+        h.reads = deque(list(o.reads) + list(h.reads), maxlen=h.reads.maxlen)
+        h.rank_ev = h.rank_ev + o.rank_ev
+        h.suit_ev = h.suit_ev + o.suit_ev
+        h.looks += o.looks
+        h.leant_ranks |= o.leant_ranks
+        h.leant_suits |= o.leant_suits
+        h.fd_points = o.fd_points or h.fd_points
+
     def _track(self, h: _Hand, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
                height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0,
                rank_p: np.ndarray | None = None, suit_p: np.ndarray | None = None,
@@ -770,6 +848,7 @@ class Watcher:
         card, conf = read
         h.missing = 0
         s = _Sighting(index, t, card, conf, centre, height, aspect, both)
+        self._adopt_orphan(h, index, card)
         moved = float(np.linalg.norm(s.centre - h.last.centre)) / self.h if h.sightings else math.inf
         if rank_p is not None and suit_p is not None:
             h.rank_ev += np.log(np.maximum(np.asarray(rank_p, np.float64), p.fuse_floor))

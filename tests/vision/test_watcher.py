@@ -107,9 +107,10 @@ def test_oracle_game_gives_the_recordings_verdicts(seed, kw, variant):
 
 
 # Cases found on fresh seeds, played to a quiet moment just past what went wrong (at 640x360, as found).
-# The cut lies between two events, both as the recording has them and as the watcher gives them (its
-# verdicts come up to 27 frames before the recording's frame, which is the hand gone), so the events
-# before it must match exactly.
+# The recording's events before the cut must be the watcher's first events, exactly; the watcher may
+# give the next one before the cut too (its verdicts come up to 27 frames before the recording's frame,
+# which is the hand gone: with opencv-python 5.1 8308's card put beneath 9 is judged at 264, a frame
+# before the cut, where 5.0 judged it after).
 OPENINGS = [
     # the card in the hand lay exactly over a table card and was taken for a misreading of it
     pytest.param(8302, 560, id="hand-card-over-a-table-card"),
@@ -129,8 +130,8 @@ def test_fresh_seed_openings_give_the_recordings_verdicts(seed, cut):
     res = track(game.frames(limit=cut + 40), game.oracle, layout=game.layout)
     got = [(ln["event"], ln["verdict"]) for ln in res.events() if ln["verdict"] != "ask" and ln["frame"] < cut]
     want = [(e["event"], e["verdict"]) for e in game.truth["events"] if e["frame"] < cut]
-    assert len(want) >= 6
-    _assert_same(got, want)
+    assert len(want) >= 6 and len(got) >= len(want)
+    _assert_same(got, game.expected()[:len(got)])  # (the next events may come early)
 
 
 def test_watch_exchange_game():
@@ -541,3 +542,83 @@ def test_a_card_sized_like_one_held_up_lies_beneath_a_stack_that_shows_whole():
     assert lying(True, True, True) is None
     assert lying(False, False, True) is None
     assert lying(False, True, False) is None
+
+
+@pytest.mark.parametrize("read_as, adopted", [("6C", True), ("7D", False)])
+def test_a_card_lost_from_sight_and_found_unread_then_read_is_the_same_card(read_as, adopted):
+    """Read once at pile 1, lost from sight, seen again unread by pile 6 out of any hand's reach (so a
+    new hand card), then read there as the card the lost one was read as: it is that card, and keeps
+    the lost one's trail (where it came from); read as another card, it is another card."""
+    w = _clock_watcher(expected=1)
+    view = GameView(expected_pile=1)
+    at1 = w.layout.centres[0] + w.h * 0.35 * w.layout.outward[0]
+    at6 = w.layout.centres[5] + w.h * 0.6 * w.layout.outward[5]
+    big = 1.1 * float(np.median(w.geometry.sizes))
+    w._observe(3, 0.1, Detections.from_rows([_one_up(w, at1, Card.parse("6C"), size=big)]), view)
+    lost = w.hand
+    for f in (5, 7, 9, 11):
+        w._observe(f, f / 30, Detections.empty(), view)
+    assert w.hand is None
+    w._observe(14, 14 / 30, Detections.from_rows([_one_up(w, at6, None, size=big)]), view)
+    found = w.hand
+    assert found is not None and found is not lost and found.first_frame == 14
+    w._observe(15, 15 / 30, Detections.from_rows([_one_up(w, at6, Card.parse(read_as), size=big)]), view)
+    assert w.hand is found
+    assert (found.first_frame == 3) == adopted
+    assert (found.sightings[0].frame == 3) == adopted
+
+
+@pytest.mark.parametrize("moving", [False, True])
+def test_a_table_card_read_off_its_place_with_nothing_moving_is_still_that_card(moving):
+    """A card lying beneath pile 11, seen 0.3 card heights off its place (the detector's other guess at
+    a partly covered card's quad), surely read or unread: with nothing moving by it, it is the table
+    card (no hand card starts, its place stays); with a hand moving there, it is being picked up."""
+    from companion.vision.table_model import TableCard
+    w = _clock_watcher(expected=12)
+    view = GameView(expected_pile=12)
+    place = w.layout.centres[10] + w.h * 0.3 * w.layout.outward[10]
+    jd = Card.parse("JD")
+    w.table.put(TableCard(jd, 11, "under", place.copy(), 1, 1))
+    _still_frames(w)
+    if moving:
+        img = np.full((720, 1280, 3), 90, np.uint8)
+        x, y = int(place[0]), int(place[1])
+        img[y - 30:y + 30, x - 30:x + 30] = 200  # a hand over it
+        w.gate.update(img)
+        w._pile_motion_update(img)
+    off = place + np.array([0.3 * w.h, 0.0])
+    for f, card in ((10, jd), (11, None)):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, off, card)]), view)
+        assert (w.hand is not None) == moving
+        if not moving:
+            kept = next(tc for tc in w.table if tc.card == jd)
+            assert float(np.linalg.norm(kept.centre - place)) < 1e-6  # not drifted to the far guess
+
+
+@pytest.mark.parametrize("moving", [False, True])
+def test_a_table_card_taken_for_picked_up_that_never_left_its_place_is_let_go(moving):
+    """A TC beneath pile 10, read in the hand while a hand turned the next card there, but seen four
+    looks in a row no further than its detector scatter from its place: once nothing moves by it, it
+    was never picked up (the hand is let go, the card stays on the table); while a hand still moves
+    there, it may yet be carried off."""
+    from companion.vision.table_model import TableCard
+    from companion.vision.watcher import _Hand, _Sighting
+    w = _clock_watcher(expected=10)
+    view = GameView(expected_pile=10)
+    place = w.layout.centres[9] + w.h * 0.3 * w.layout.outward[9]
+    tc = Card.parse("TC")
+    w.table.put(TableCard(tc, 10, "under", place.copy(), 1, 1))
+    _still_frames(w)
+    if moving:
+        img = np.full((720, 1280, 3), 90, np.uint8)
+        x, y = int(place[0]), int(place[1])
+        img[y - 30:y + 30, x - 30:x + 30] = 200
+        w.gate.update(img)
+        w._pile_motion_update(img)
+    off = place + np.array([0.25 * w.h, 0.0])
+    size = w.geometry.pile_size_at(10, off)
+    h = w.hand = _Hand(first_frame=2, card=tc, from_table=tc)
+    h.sightings = [_Sighting(f, f / 30, tc, 0.99, off.copy(), size) for f in (2, 5, 8, 11)]
+    w._observe(14, 14 / 30, Detections.from_rows([_one_up(w, off, tc)]), view)
+    assert (w.hand is h) == moving
+    assert tc in w.table
