@@ -223,9 +223,10 @@ def list_cameras(max_index: int = 10, opener: Callable[[int], Any] | None = None
 
 
 #: The frame size a camera is asked for unless another is given: a webcam's own default is often
-#: 640x480, where the cards of a clock layout come out 40-50 px tall, too small to read (the
-#: recogniser wants 90 px or more; see calibration/README.md).
-CAMERA_SIZE = (1280, 720)
+#: 640x480, where the cards of a clock layout come out 40-50 px tall, too small to read. At 1920x1080
+#: a clock filling the frame's height has cards about 120 px tall; at 1280x720 about 80 px, where the
+#: models read far fewer (rendered games followed with the models: README, `companion track`).
+CAMERA_SIZE = (1920, 1080)
 
 
 class CaptureSource(FrameSource):
@@ -280,6 +281,10 @@ class CaptureSource(FrameSource):
                 cap.release()
             return None
         if self.is_camera:
+            if self.width and self.width * (self.height or 0) > 1280 * 720:
+                # uncompressed 1080p over USB 2 comes at a few frames a second; MJPG at the full rate
+                # (a camera or backend without it keeps its own format)
+                cap.set(cv2.CAP_PROP_FOURCC, cv2.VideoWriter_fourcc(*"MJPG"))
             if self.width:
                 cap.set(cv2.CAP_PROP_FRAME_WIDTH, self.width)
             if self.height:

@@ -218,8 +218,9 @@ def test_stream_is_live_and_a_dead_url_is_one_clear_error() -> None:
         CaptureSource("rtsp://cam.local/live", capture_factory=lambda t: FakeCap([], opened=False))
 
 
-def test_a_camera_is_asked_for_1280x720_and_a_smaller_one_is_named() -> None:
-    """A webcam's own default is often 640x480, where a clock layout's cards are too small to read."""
+def test_a_camera_is_asked_for_1920x1080_in_mjpg_and_a_smaller_one_is_named() -> None:
+    """A webcam's own default is often 640x480, where a clock layout's cards are too small to read; 1080p
+    over USB 2 needs MJPG for the full frame rate."""
     from companion.vision.sources import CAMERA_SIZE
 
     class SizedCap(FakeCap):
@@ -239,15 +240,17 @@ def test_a_camera_is_asked_for_1280x720_and_a_smaller_one_is_named() -> None:
 
     big = SizedCap((1920, 1080))
     src = CaptureSource(0, capture_factory=lambda t: big)
-    assert CAMERA_SIZE == (1280, 720)
+    assert CAMERA_SIZE == (1920, 1080)
     assert (big.asked[cv2.CAP_PROP_FRAME_WIDTH], big.asked[cv2.CAP_PROP_FRAME_HEIGHT]) == CAMERA_SIZE
+    assert big.asked[cv2.CAP_PROP_FOURCC] == cv2.VideoWriter_fourcc(*"MJPG")
     assert src.size_warning is None
     small = SizedCap((640, 480))
     src = CaptureSource(0, capture_factory=lambda t: small)
-    assert src.size_warning is not None and "640x480" in src.size_warning and "1280x720" in src.size_warning
+    assert src.size_warning is not None and "640x480" in src.size_warning and "1920x1080" in src.size_warning
     asked = SizedCap((640, 480))
     src = CaptureSource(0, width=640, height=480, capture_factory=lambda t: asked)
     assert asked.asked[cv2.CAP_PROP_FRAME_WIDTH] == 640 and src.size_warning is None
+    assert cv2.CAP_PROP_FOURCC not in asked.asked  # a small size asked for: the camera's own format
     video = SizedCap((320, 240))
     assert CaptureSource("game.mp4", live=False, capture_factory=lambda t: video).size_warning is None
     assert video.asked == {}
