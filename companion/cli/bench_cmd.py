@@ -37,9 +37,11 @@ def bench_all(
 
 
 def _register_track() -> None:
+    from .bench_reading import bench_reading
     from .bench_track import bench_track
 
     bench_app.command("track")(bench_track)
+    bench_app.command("reading")(bench_reading)
 
 SHARED_REAL_DEV = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "real-dev"
 

@@ -27,7 +27,7 @@ import numpy as np
 
 from .detections import Detections, rank_label, suit_code
 
-__all__ = ["Score", "score_frame", "evaluate_real_dev", "evaluate_synthetic", "VISIBLE"]
+__all__ = ["Score", "score_frame", "evaluate_real_dev", "evaluate_synthetic", "VISIBLE", "score_looks"]
 
 VISIBLE = 0.75
 #: A detection's index box may lie on any index of a card at least this visible (the card itself counts
@@ -371,3 +371,48 @@ def diagnose_synthetic(rec, frames: Iterable[tuple[np.ndarray, list[dict]]], min
                for o in ("right", "unknown", "background", "wrong")},
         }
     return table
+
+
+def score_looks(truth: Detections, got: Detections, readable: np.ndarray | None = None,
+                grow: float = 1.1) -> tuple[dict[int, str], list[tuple[str, str]]]:
+    """One look at a rendered game's frame. ``truth``: the frame's cards with their identities (an
+    oracle that names every face-up card it reports); ``readable``: which of them count (an index at
+    least 95% uncovered; default: every face-up card named). Each counted card -> ``"right"`` (some
+    detection whose index centre lies on the card, its quad grown by ``grow``, names it), ``"rank
+    only"`` (one names its rank, suit unknown) or ``"not read"``; and the detections read as a card
+    that lies under none of their index centres, as (the cards there, the reading).
+
+    A detection is matched by where its *index* is, not its card centre: in a pile's fan the cards
+    all share a rank and lie a fifth of a card apart, and the detector's card centre for a card mostly
+    covered scatters that far (matching by centres counted neighbours' readings as wrong suits)."""
+    import cv2
+
+    counts = np.ones(len(truth), bool) if readable is None else np.asarray(readable, bool)
+    ups = [i for i in range(len(truth)) if truth.face_up[i] and truth.rank[i] != 0 and counts[i]]
+    points = got.index_centres if len(got) else np.zeros((0, 2))
+    quads = []
+    for i in range(len(truth)):
+        q = truth.quads[i].astype(np.float32)
+        c = q.mean(0)
+        quads.append((c + (q - c) * grow).reshape(-1, 1, 2))
+    found: dict[int, str] = {}
+    wrong: list[tuple[str, str]] = []
+    for j in range(len(got)):
+        if not got.face_up[j] or got.rank[j] == 0:
+            continue
+        p = (float(points[j][0]), float(points[j][1]))
+        under = [i for i in range(len(truth)) if cv2.pointPolygonTest(quads[i], p, False) >= 0]
+        card = got.card(j)
+        if card is not None:
+            same = [i for i in under if truth.card(i) == card]
+            if same:
+                found[same[0]] = "right"
+                continue
+            wrong.append((",".join(str(truth.card(i) or "?") for i in under), str(card)))
+        else:
+            same = [i for i in under if truth.rank[i] == got.rank[j]]
+            for i in same:
+                found.setdefault(i, "rank only")
+            if not same:
+                wrong.append((",".join(str(truth.card(i) or "?") for i in under), str(rank_label(int(got.rank[j])))))
+    return {i: found.get(i, "not read") for i in ups}, wrong
