@@ -28,18 +28,23 @@ def _bin(h: float) -> str:
 
 
 def run_reading(games: int, seed: int, resolution: tuple[int, int], every: int, frames: int,
-                models: Optional[str] = None, progress: bool | None = None) -> dict[str, Any]:
+                models: Optional[str] = None, progress: bool | None = None,
+                detector_size: Optional[int] = None) -> dict[str, Any]:
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import cv2
 
     from ..synth.record import RenderError
     from ..vision.evaluate import score_looks
     from ..vision.oracle import OracleRecogniser, RenderedGame
-    from ..vision.recogniser import Recogniser
+    from ..vision.recogniser import Recogniser, RecogniserConfig
 
     cv2.setNumThreads(1)
     try:
-        rec = Recogniser(models)
+        config = RecogniserConfig(detector_size=detector_size) if detector_size else None
+    except ValueError as exc:
+        fail(f"--detector-size: {exc}")
+    try:
+        rec = Recogniser(models, config=config)
     except Exception as exc:  # noqa: BLE001 - ModelError, onnxruntime errors
         fail(f"cannot load the recogniser's models: {exc}")
     kinds: Counter = Counter()
@@ -85,6 +90,7 @@ def run_reading(games: int, seed: int, resolution: tuple[int, int], every: int, 
                 "not_read": round(c["not read"] / max(m, 1), 4)}
 
     return {"games": games, "first_seed": seed, "resolution": f"{resolution[0]}x{resolution[1]}", "every": every,
+            "detector_size": rec.config.detector_size,
             "frames": frames, **rates(kinds), "wrong_readings": kinds["wrong"],
             "wrong_per_100_looks": round(100 * kinds["wrong"] / max(n, 1), 2),
             "by_card_height": {name: rates(by_height[name]) for _, _, name in HEIGHT_BINS if name in by_height},
@@ -98,6 +104,8 @@ def bench_reading(
     every: int = typer.Option(10, "--every", help="read every Nth frame"),
     frames: int = typer.Option(1500, "--frames", help="frames of each game (from its start)"),
     models: Optional[str] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
+    detector_size: Optional[int] = typer.Option(None, "--detector-size", help="the detector's input long side "
+                                                "(default the recogniser's, 384; a multiple of 32)"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """How the models read the face-up cards of rendered games, look by look (right / rank only / not read)."""
@@ -107,11 +115,12 @@ def bench_reading(
         fail(f"--resolution must look like 1920x1080, got {resolution!r}")
     if games < 1 or every < 1 or frames < 1:
         fail("--games, --every and --frames must be at least 1")
-    r = run_reading(games, seed, (w, h), every, frames, models)
+    r = run_reading(games, seed, (w, h), every, frames, models, detector_size=detector_size)
     if as_json:
         print(json.dumps(r))
         return
-    print(f"Reading in rendered games: {r['games']} from seed {r['first_seed']}, {r['resolution']}, every "
+    print(f"Reading in rendered games: {r['games']} from seed {r['first_seed']}, {r['resolution']} (detector at "
+          f"{r['detector_size']} px), every "
           f"{r['every']}th of the first {r['frames']} frames; {r['looks']} looks at readable face-up cards")
     print(f"  right {100 * r['right']:.1f}%, rank only {100 * r['rank_only']:.1f}%, not read "
           f"{100 * r['not_read']:.1f}%; readings naming a card not there: {r['wrong_readings']} "

@@ -52,7 +52,19 @@ def test_a_wrong_suit_is_a_wrong_reading_and_a_missing_one_is_not_read(look):
 def test_bench_reading_prints_figures(capsys):
     from companion.cli.bench_reading import bench_reading
 
-    bench_reading(games=1, seed=9100, resolution="640x360", every=100, frames=700, models=None, as_json=True)
+    bench_reading(games=1, seed=9100, resolution="640x360", every=100, frames=700, models=None, detector_size=None,
+                  as_json=True)
     r = json.loads(capsys.readouterr().out)
     assert r["looks"] > 0 and 0.0 <= r["right"] <= 1.0
     assert abs(r["right"] + r["rank_only"] + r["not_read"] - 1.0) < 0.01
+
+
+def test_bench_reading_refuses_a_bad_detector_size():
+    import typer
+
+    from companion.cli.bench_reading import bench_reading
+
+    with pytest.raises(typer.Exit) as exc:
+        bench_reading(games=1, seed=9100, resolution="640x360", every=100, frames=10, models=None,
+                      detector_size=500, as_json=True)
+    assert exc.value.exit_code == 2
