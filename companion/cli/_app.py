@@ -27,3 +27,15 @@ def fail(message: str, code: int = 2) -> NoReturn:
     """Print ``error: message`` on stderr and exit with ``code`` (no traceback)."""
     print(f"error: {message}", file=sys.stderr)
     raise typer.Exit(code)
+
+
+def parse_resolution(text: str, example: str = "1280x720", least: tuple[int, int] = (1, 1)) -> tuple[int, int]:
+    """``WxH`` as two ints, or the one-line error (naming ``example``) for anything else or smaller than ``least``."""
+    try:
+        w, h = (int(v) for v in text.lower().split("x"))
+        if w < least[0] or h < least[1]:
+            raise ValueError
+    except ValueError:
+        floor = f" (at least {least[0]}x{least[1]})" if least != (1, 1) else ""
+        fail(f"--resolution must look like {example}{floor}, got {text!r}")
+    return w, h

@@ -18,7 +18,7 @@ import numpy as np
 import typer
 
 from ..progress import Progress
-from ._app import fail
+from ._app import fail, parse_resolution
 
 HEIGHT_BINS = ((0, 70, "<70 px"), (70, 90, "70-90 px"), (90, 120, "90-120 px"), (120, 10 ** 6, "120+ px"))
 
@@ -109,10 +109,7 @@ def bench_reading(
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """How the models read the face-up cards of rendered games, look by look (right / rank only / not read)."""
-    try:
-        w, h = (int(v) for v in resolution.lower().split("x"))
-    except ValueError:
-        fail(f"--resolution must look like 1920x1080, got {resolution!r}")
+    w, h = parse_resolution(resolution, "1920x1080")
     if games < 1 or every < 1 or frames < 1:
         fail("--games, --every and --frames must be at least 1")
     r = run_reading(games, seed, (w, h), every, frames, models, detector_size=detector_size)

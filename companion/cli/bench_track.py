@@ -32,7 +32,7 @@ from typing import Any, Iterator, Optional
 import typer
 
 from ..progress import Progress
-from ._app import fail
+from ._app import fail, parse_resolution
 
 
 #: The tracker's targets (issue 5): games with an exact (event, verdict) sequence and outcome, flags
@@ -174,10 +174,7 @@ def bench_track(
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
 ) -> None:
     """Throughput (frames/s, one core), verdict latency and exact-verdict-sequence rate over rendered games."""
-    try:
-        w, h = (int(v) for v in resolution.lower().split("x"))
-    except ValueError:
-        fail(f"--resolution must look like 1280x720, got {resolution!r}")
+    w, h = parse_resolution(resolution, "1280x720")
     if games < 1:
         fail(f"--games must be at least 1, got {games}")
     if variant not in ("standard", "watch"):

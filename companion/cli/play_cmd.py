@@ -9,7 +9,7 @@ from typing import Optional
 
 import typer
 
-from ._app import app, fail
+from ._app import app, fail, parse_resolution
 
 
 @app.command("play")
@@ -59,12 +59,7 @@ def play_cmd(
     cv2.setNumThreads(1)
     if seed is not None and not demo:
         fail(f"unexpected argument {seed}: a seed goes with --demo (companion play --demo {seed})")
-    try:
-        w, h = (int(v) for v in resolution.lower().split("x"))
-        if w < 160 or h < 90:
-            raise ValueError
-    except ValueError:
-        fail(f"--resolution must look like 640x360 (at least 160x90), got {resolution!r}")
+    w, h = parse_resolution(resolution, "640x360", least=(160, 90))
     if not 0 <= mistakes <= 10:
         fail(f"--mistakes must be 0..10, got {mistakes}")
     if recogniser not in ("auto", "models", "oracle"):

@@ -437,6 +437,15 @@ def _still_frames(w: Watcher, n: int = 3) -> None:
         w._pile_motion_update(img)
 
 
+def _hand_moves_over(w: Watcher, point) -> None:
+    """One frame in which something changes around ``point`` (a hand moving over it)."""
+    img = np.full((720, 1280, 3), 90, np.uint8)
+    x, y = int(point[0]), int(point[1])
+    img[y - 30:y + 30, x - 30:x + 30] = 200
+    w.gate.update(img)
+    w._pile_motion_update(img)
+
+
 @pytest.mark.parametrize("where, starts", [("off", False), ("fan", True)])
 def test_an_unread_shape_off_every_pile_with_nothing_moving_starts_no_hand(where, starts):
     """A detector's phantom on a striped cloth (unread, where no card could lie, nothing moving by it) is
@@ -485,22 +494,29 @@ def test_the_watcher_takes_the_figure_from_the_detections():
     assert w.eff.still_tolerance == pytest.approx(0.11)
 
 
+def _read_once_at_1_then_lost():
+    """A 6C held up at pile 1 read once (not yet believed), then out of sight for four looks:
+    (watcher, view, where it was, its size, the hand card lost)."""
+    w = _clock_watcher(expected=1)
+    view = GameView(expected_pile=1)
+    at1 = w.layout.centres[0] + w.h * 0.35 * w.layout.outward[0]
+    big = 1.1 * float(np.median(w.geometry.sizes))
+    w._observe(3, 0.1, Detections.from_rows([_one_up(w, at1, Card.parse("6C"), size=big)]), view)
+    lost = w.hand
+    assert lost is not None and lost.card is None  # one reading: not believed yet
+    for f in (5, 7, 9, 11):
+        w._observe(f, f / 30, Detections.empty(), view)
+    assert w.hand is None
+    return w, view, at1, big, lost
+
+
 @pytest.mark.parametrize("read_as, same", [("6C", True), ("7D", False)])
 def test_a_card_lost_from_sight_and_read_again_far_off_is_the_same_card(read_as, same):
     """Read once at pile 1 (not yet believed), lost from sight, then read again as the same card at pile
     6, out of any hand's reach for the time between: the same card, carried fast (its trail, and so
     where it came from, is kept); read as another card there, it is another card."""
-    w = _clock_watcher(expected=1)
-    view = GameView(expected_pile=1)
-    at1 = w.layout.centres[0] + w.h * 0.35 * w.layout.outward[0]
+    w, view, at1, big, first = _read_once_at_1_then_lost()
     at6 = w.layout.centres[5] + w.h * 0.3 * w.layout.outward[5]
-    big = 1.1 * float(np.median(w.geometry.sizes))
-    w._observe(3, 0.1, Detections.from_rows([_one_up(w, at1, Card.parse("6C"), size=big)]), view)
-    first = w.hand
-    assert first is not None and first.card is None  # one reading: not believed yet
-    for f in (5, 7, 9, 11):
-        w._observe(f, f / 30, Detections.empty(), view)
-    assert w.hand is None
     # 9 frames later, 4.8 card heights off: further than a hand carries a card in that time
     assert float(np.linalg.norm(at6 - at1)) > w._hand_reach(3, 12, 2.5)
     w._observe(12, 0.4, Detections.from_rows([_one_up(w, at6, Card.parse(read_as))]), view)
@@ -549,16 +565,8 @@ def test_a_card_lost_from_sight_and_found_unread_then_read_is_the_same_card(read
     """Read once at pile 1, lost from sight, seen again unread by pile 6 out of any hand's reach (so a
     new hand card), then read there as the card the lost one was read as: it is that card, and keeps
     the lost one's trail (where it came from); read as another card, it is another card."""
-    w = _clock_watcher(expected=1)
-    view = GameView(expected_pile=1)
-    at1 = w.layout.centres[0] + w.h * 0.35 * w.layout.outward[0]
+    w, view, at1, big, lost = _read_once_at_1_then_lost()
     at6 = w.layout.centres[5] + w.h * 0.6 * w.layout.outward[5]
-    big = 1.1 * float(np.median(w.geometry.sizes))
-    w._observe(3, 0.1, Detections.from_rows([_one_up(w, at1, Card.parse("6C"), size=big)]), view)
-    lost = w.hand
-    for f in (5, 7, 9, 11):
-        w._observe(f, f / 30, Detections.empty(), view)
-    assert w.hand is None
     w._observe(14, 14 / 30, Detections.from_rows([_one_up(w, at6, None, size=big)]), view)
     found = w.hand
     assert found is not None and found is not lost and found.first_frame == 14
@@ -568,24 +576,26 @@ def test_a_card_lost_from_sight_and_found_unread_then_read_is_the_same_card(read
     assert (found.sightings[0].frame == 3) == adopted
 
 
+def _lying_beneath(pile: int, code: str, moving: bool):
+    """A watcher with ``code`` lying beneath ``pile`` (play at the next pile), still frames, and a hand
+    moving over the card when ``moving``: (watcher, view, the card's place, the card)."""
+    from companion.vision.table_model import TableCard
+    w = _clock_watcher(expected=pile % 12 + 1)
+    place = w.layout.centres[pile - 1] + w.h * 0.3 * w.layout.outward[pile - 1]
+    card = Card.parse(code)
+    w.table.put(TableCard(card, pile, "under", place.copy(), 1, 1))
+    _still_frames(w)
+    if moving:
+        _hand_moves_over(w, place)
+    return w, GameView(expected_pile=pile % 12 + 1), place, card
+
+
 @pytest.mark.parametrize("moving", [False, True])
 def test_a_table_card_read_off_its_place_with_nothing_moving_is_still_that_card(moving):
     """A card lying beneath pile 11, seen 0.3 card heights off its place (the detector's other guess at
     a partly covered card's quad), surely read or unread: with nothing moving by it, it is the table
     card (no hand card starts, its place stays); with a hand moving there, it is being picked up."""
-    from companion.vision.table_model import TableCard
-    w = _clock_watcher(expected=12)
-    view = GameView(expected_pile=12)
-    place = w.layout.centres[10] + w.h * 0.3 * w.layout.outward[10]
-    jd = Card.parse("JD")
-    w.table.put(TableCard(jd, 11, "under", place.copy(), 1, 1))
-    _still_frames(w)
-    if moving:
-        img = np.full((720, 1280, 3), 90, np.uint8)
-        x, y = int(place[0]), int(place[1])
-        img[y - 30:y + 30, x - 30:x + 30] = 200  # a hand over it
-        w.gate.update(img)
-        w._pile_motion_update(img)
+    w, view, place, jd = _lying_beneath(11, "JD", moving)
     off = place + np.array([0.3 * w.h, 0.0])
     for f, card in ((10, jd), (11, None)):
         w._observe(f, f / 30, Detections.from_rows([_one_up(w, off, card)]), view)
@@ -601,20 +611,8 @@ def test_a_table_card_taken_for_picked_up_that_never_left_its_place_is_let_go(mo
     looks in a row no further than its detector scatter from its place: once nothing moves by it, it
     was never picked up (the hand is let go, the card stays on the table); while a hand still moves
     there, it may yet be carried off."""
-    from companion.vision.table_model import TableCard
     from companion.vision.watcher import _Hand, _Sighting
-    w = _clock_watcher(expected=10)
-    view = GameView(expected_pile=10)
-    place = w.layout.centres[9] + w.h * 0.3 * w.layout.outward[9]
-    tc = Card.parse("TC")
-    w.table.put(TableCard(tc, 10, "under", place.copy(), 1, 1))
-    _still_frames(w)
-    if moving:
-        img = np.full((720, 1280, 3), 90, np.uint8)
-        x, y = int(place[0]), int(place[1])
-        img[y - 30:y + 30, x - 30:x + 30] = 200
-        w.gate.update(img)
-        w._pile_motion_update(img)
+    w, view, place, tc = _lying_beneath(10, "TC", moving)
     off = place + np.array([0.25 * w.h, 0.0])
     size = w.geometry.pile_size_at(10, off)
     h = w.hand = _Hand(first_frame=2, card=tc, from_table=tc)
