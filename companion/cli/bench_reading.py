@@ -14,7 +14,6 @@ import os
 from collections import Counter
 from typing import Any, Optional
 
-import numpy as np
 import typer
 
 from ..progress import Progress
@@ -47,6 +46,11 @@ def run_reading(games: int, seed: int, resolution: tuple[int, int], every: int, 
         rec = Recogniser(models, config=config)
     except Exception as exc:  # noqa: BLE001 - ModelError, onnxruntime errors
         fail(f"cannot load the recogniser's models: {exc}")
+    def rates(c: Counter) -> dict[str, Any]:
+        m = sum(v for k, v in c.items() if k != "wrong")
+        return {"looks": m, "right": round(c["right"] / max(m, 1), 4), "rank_only": round(c["rank only"] / max(m, 1), 4),
+                "not_read": round(c["not read"] / max(m, 1), 4)}
+
     kinds: Counter = Counter()
     by_height: dict[str, Counter] = {}
     wrong: Counter = Counter()
@@ -75,19 +79,11 @@ def run_reading(games: int, seed: int, resolution: tuple[int, int], every: int, 
             wrong.update(f"{a or 'nothing'}->{b}" for a, b in bad)
             bar.update(1)
         kinds.update(g)
-        n = sum(v for k, v in g.items() if k != "wrong")
-        per_game.append({"seed": s, "looks": n, "right": round(g["right"] / max(n, 1), 4),
-                         "rank_only": round(g["rank only"] / max(n, 1), 4),
-                         "not_read": round(g["not read"] / max(n, 1), 4), "wrong_readings": g["wrong"]})
+        per_game.append({"seed": s, **rates(g), "wrong_readings": g["wrong"]})
         s += 1
         done += 1
     bar.close()
-    n = sum(v for k, v in kinds.items() if k != "wrong")
-
-    def rates(c: Counter) -> dict[str, Any]:
-        m = sum(v for k, v in c.items() if k != "wrong")
-        return {"looks": m, "right": round(c["right"] / max(m, 1), 4), "rank_only": round(c["rank only"] / max(m, 1), 4),
-                "not_read": round(c["not read"] / max(m, 1), 4)}
+    n = rates(kinds)["looks"]
 
     return {"games": games, "first_seed": seed, "resolution": f"{resolution[0]}x{resolution[1]}", "every": every,
             "detector_size": rec.config.detector_size,

@@ -60,11 +60,10 @@ OTHER_INDEX = 0.5
 #: How far (card heights) from a table card's place a still detection surely read as that card is still
 #: that card lying there (the detector's second guess at a partly covered card's quad), not a card lifted.
 STILL_REREAD_REACH = 0.4
-#: ... when unread, and at least this far (card heights) from where the hand card was last seen.
+#: ... when unread, and at least this far (card heights) from where the hand card was last seen (unread
+#: ones counting or not: on dev games at 1080p 9014 120 / 122 pairs followed, 9015 67 / 69, 2001 106
+#: both ways; they count because they explain 9015's unread ghosts of its JD).
 HAND_CLEAR = 0.6
-#: Whether unread detections count for that too (on dev games at 1080p: 9014 122 -> 120 pairs followed,
-#: 9015 69 -> 67, 2001 106 both ways; kept on because it explains 9015's unread ghosts of its JD).
-UNREAD_REREAD = True
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
@@ -574,8 +573,7 @@ class Watcher:
                 hand_at = self.hand.last.centre if self.hand is not None and self.hand.sightings else None
                 near = []
                 for i in up:
-                    if i in explained or reads[i][0] not in (None, tc.card) or \
-                            (reads[i][0] is None and not UNREAD_REREAD):
+                    if i in explained or reads[i][0] not in (None, tc.card):
                         continue
                     d = tc.distance(centres[i]) / ph
                     if d >= STILL_REREAD_REACH or self._moving_near(centres[i], 0.6 * ph):
