@@ -23,7 +23,7 @@ from dataclasses import dataclass
 import cv2
 import numpy as np
 
-__all__ = ["MotionParams", "MotionGate", "SceneState", "small_grey"]
+__all__ = ["MotionParams", "MotionGate", "SceneState", "StackLooks", "small_grey"]
 
 
 class SceneState(enum.Enum):
@@ -99,3 +99,92 @@ class MotionGate:
                 else:
                     self.state = SceneState.SETTLING
         return self.state
+
+
+class StackLooks:
+    """The settled look of each stack: a small grey patch of its region, kept whenever nothing has
+    moved there for ``still_frames`` frames, with the frame it was kept at.
+
+    A stack whose top card was taken looks different once the hand has gone; a hand that only passed
+    over it, or rested on it a moment, leaves it looking as before. So :meth:`change_since` (how much a
+    stack's look now differs from its look at an earlier frame) says where a card was taken from
+    without reading anything (rendered games: 5-28 grey levels at the pile a card was taken from,
+    about 1 at the others).
+
+    >>> import numpy as np
+    >>> looks = StackLooks(np.array([[20.0, 20.0]]), np.array([20.0]), still_frames=2)
+    >>> table = np.full((60, 60, 3), 90, np.uint8)
+    >>> for i in range(3):
+    ...     looks.update(table, i)
+    >>> card_gone = table.copy(); card_gone[12:28, 14:26] = 200
+    >>> for i in range(3, 6):
+    ...     looks.update(card_gone, i)
+    >>> looks.change_since(1, 2) > 20, looks.change_since(1, 5)
+    (True, 0.0)
+    """
+
+    def __init__(self, centres: np.ndarray, card_h: np.ndarray, *, reach: float = 0.45, size: int = 16,
+                 still_level: float = 1.5, still_frames: int = 4, keep: int = 64) -> None:
+        if not 0.0 < reach <= 2.0:
+            raise ValueError(f"stack looks reach must be in (0, 2] card heights, got {reach}")
+        if not 4 <= size <= 64:
+            raise ValueError(f"stack looks size must be 4..64 pixels, got {size}")
+        if not still_frames >= 1:
+            raise ValueError(f"stack looks still_frames must be >= 1, got {still_frames}")
+        self.centres = np.asarray(centres, np.float64).reshape(-1, 2)
+        self.card_h = np.asarray(card_h, np.float64).reshape(-1)
+        self.reach, self.size, self.still_level, self.still_frames = reach, size, still_level, still_frames
+        n = len(self.centres)
+        self._prev: list[np.ndarray | None] = [None] * n
+        self._still = [0] * n
+        self._kept: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(n)]
+        self._keep = keep
+        self.frame = -1
+
+    def _patch(self, image: np.ndarray, k: int) -> np.ndarray | None:
+        h, w = image.shape[:2]
+        (cx, cy), r = self.centres[k], self.reach * self.card_h[k]
+        a, b = max(0, int(cy - r)), min(h, int(cy + r) + 1)
+        c, d = max(0, int(cx - r)), min(w, int(cx + r) + 1)
+        if b - a < 2 or d - c < 2:
+            return None
+        small = cv2.resize(image[a:b, c:d], (self.size, self.size), interpolation=cv2.INTER_AREA)
+        grey = cv2.cvtColor(small, cv2.COLOR_BGR2GRAY) if small.ndim == 3 else small
+        return grey.astype(np.float32)
+
+    def update(self, image: np.ndarray, frame: int) -> None:
+        """Feed one frame (its index counts for :meth:`change_since`)."""
+        self.frame = frame
+        for k in range(len(self.centres)):
+            p = self._patch(image, k)
+            if p is None:
+                continue
+            prev = self._prev[k]
+            self._still[k] = self._still[k] + 1 if prev is not None and float(np.abs(p - prev).mean()) < self.still_level else 0
+            self._prev[k] = p
+            if self._still[k] >= self.still_frames:
+                kept = self._kept[k]
+                if self._still[k] > self.still_frames and kept:
+                    kept[-1] = (kept[-1][0], p)  # still settled since that frame: its latest look
+                else:
+                    kept.append((frame, p))  # settled again (a look per settled spell, from its first frame)
+                    del kept[:-self._keep]
+
+    def settled(self, pile: int) -> bool:
+        """Nothing moved at the stack of ``pile`` in its last ``still_frames`` frames."""
+        return self._still[pile - 1] >= self.still_frames
+
+    def change_since(self, pile: int, frame: int, settled_after: int | None = None) -> float | None:
+        """Mean grey-level difference between the stack's latest settled look and its last settled look
+        at or before ``frame``; None when it was never seen settled by then, or when it is not settled
+        now (a hand may be taking its card) unless it settled after frame ``settled_after`` (what
+        happened before then shows)."""
+        kept = self._kept[pile - 1]
+        if not kept:
+            return None
+        if not self.settled(pile) and (settled_after is None or kept[-1][0] <= settled_after):
+            return None
+        before = [p for f, p in kept if f <= frame]  # the spell settled at that frame, or the last before it
+        if not before:
+            return None
+        return float(np.abs(kept[-1][1] - before[-1]).mean())

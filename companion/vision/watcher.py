@@ -41,7 +41,7 @@ import numpy as np
 from ..cards import CENTRE, Card, Rank, Suit
 from .detections import SUIT_CODES, Detections
 from .layout import CARD_ASPECT, Layout
-from .motion import MotionParams, small_grey
+from .motion import MotionParams, StackLooks, small_grey
 from .table_model import TableCard, TableModel, ViewGeometry, quad_sizes
 
 __all__ = ["WatcherParams", "GameView", "Observation", "Watcher"]
@@ -68,6 +68,14 @@ HAND_CLEAR = 0.6
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
+# grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
+# least STACK_TAKEN lost its top card (rendered games: 4-28 at the pile taken from); one that changed
+# by less than STACK_UNTOUCHED was not touched (about 1 elsewhere)
+STACK_TAKEN = 4.0
+STACK_UNTOUCHED = 2.0
+# a card's turn judged away from where play is waits up to this many frames for the stacks to settle
+# and show where it was taken from (the hand that took it still hides the stack when it is first read)
+SOURCE_WAIT = 24
 
 
 @dataclass(frozen=True)
@@ -366,6 +374,10 @@ class Watcher:
         self._both_known = False  # this recognition says whether each card's two indices show
         self._resumed: tuple[Card | None, int] | None = None  # a card already taken (resumed game)
         self._to_find: dict[Card, tuple[int, str]] = {}  # face-up cards of a resumed game not yet seen
+        self._last_put: int | None = None  # the frame the last card put down came to rest (or the first frame)
+        self._held: list[Observation] = []  # a turn and a reading waiting for the stacks (``SOURCE_WAIT``)
+        self._held_for: _Hand | None = None
+        self._holding: bool = False  # the announcement just made waits
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -375,6 +387,7 @@ class Watcher:
         self.layout = layout
         self.h = float(np.median(layout.pile_card_h))
         self._boxes = None
+        self.stack_looks = StackLooks(layout.centres, layout.pile_card_h)  # (a moved view: looks start again)
         if old is None:
             self.geometry = ViewGeometry(layout)
             self.stack_size = self.geometry.sizes.copy()
@@ -413,6 +426,9 @@ class Watcher:
         settled = self.gate.update(frame.image)
         p = self.params
         self._pile_motion_update(frame.image)
+        self.stack_looks.update(frame.image, frame.index)
+        if self._last_put is None:
+            self._last_put = frame.index
         self._since_recognition += 1
         self._since_regular += 1
         # while a card is in play (taken, not yet judged put down) the scene may settle before its side is
@@ -426,7 +442,7 @@ class Watcher:
         # the card comes to rest) does not hold the verdict back a whole moving_every
         extra = not due and self._confirming() and self._since_recognition >= p.confirm_every
         if not (due or extra):
-            return []
+            return self._release([], frame.index)
         self._extra_look = extra
         self._since_recognition = 0
         if due:
@@ -435,7 +451,28 @@ class Watcher:
         dets = self.recognise(frame)
         self.last_detections = dets
         self.recognitions += 1
-        return self._observe(frame.index, float(frame.time_s), dets, view)
+        return self._release(self._observe(frame.index, float(frame.time_s), dets, view), frame.index)
+
+    def _release(self, out: list[Observation], index: int, force: bool = False) -> list[Observation]:
+        """Hold back a turn judged away from where play is until the stacks show where the card came
+        from; release it, its pile settled, before anything else is reported."""
+        if self._holding:
+            self._holding = False
+            if len(out) >= 2 and out[-2].event[0] == "turn" and out[-1].event[0] == "see":
+                self._held, self._held_for = out[-2:], self.hand
+                return out[:-2]
+        if not self._held:
+            return out
+        turn = self._held[0]
+        pile, decided = self._source_by_stacks(turn.event[1], self._held_for)
+        if decided or force or out or self.hand is not self._held_for or index - turn.frame >= SOURCE_WAIT:
+            held, h = self._held, self._held_for
+            self._held, self._held_for = [], None
+            held[0] = replace(turn, event=["turn", pile])
+            if h is not None:
+                h.source = pile
+            return held + out
+        return out
 
     def _confirming(self) -> bool:
         """The hand card (read, or a table card being moved) was last seen still at a lying position, not
@@ -446,14 +483,15 @@ class Watcher:
 
     def finish(self, index: int, time_s: float) -> list[Observation]:
         """At the end of the source: a hand card last seen lying at a pile is put down there."""
+        out = self._release([], index, force=True)
         h = self.hand
         if h is not None:
             h.missing = max(h.missing, 1)
             down = self._put_down_at(h)
             if down is not None:
                 h.lying_at = down
-                return self._place(h, index, time_s)
-        return []
+                return out + self._place(h, index, time_s)
+        return out
 
     def _pile_motion_update(self, image: np.ndarray) -> None:
         """Changed pixels around each stack in the last few frames (a hand over a stack moves)."""
@@ -1141,7 +1179,8 @@ class Watcher:
         if self._exchange_pending:
             self._exchange_pending = False
         else:
-            h.source = self._source(h)
+            h.source, decided = self._source_by_stacks(self._source(h), h)
+            self._holding = not decided
             out.append(Observation(index, t, ["turn", h.source], None, "taken"))
         out.append(Observation(index, t, ["see", str(h.card)], round(h.confidence, 3), "read in the hand"))
         return out
@@ -1197,6 +1236,28 @@ class Watcher:
             return raw
         return q
 
+    def _source_by_stacks(self, source: int, h: _Hand | None) -> tuple[int, bool]:
+        """The pile a card was taken from, checked against the stacks' looks (``StackLooks``) since the
+        last card came to rest: a source judged away from where play is, while the stack where play is
+        lost its top card and the judged one looks untouched, was where play is (9025 at 1080p: a card
+        read only after it was put down was judged taken from the pile it lay at; the stack of 9 it was
+        taken from had changed, that of 6 not). Returns the pile and whether the looks decided it."""
+        expected = self._view.expected_pile if self._view is not None else None
+        if expected is None or source == expected or self._last_put is None or h is None:
+            return source, True
+        lifted = min([h.first_frame] + [x.frame for x in h.sightings[:1]])  # off its stack when its face first showed
+        there = self.stack_looks.change_since(expected, self._last_put, lifted)
+        judged = self.stack_looks.change_since(source, self._last_put, lifted)
+        if there is not None and judged is not None:
+            taken_there = there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)
+            return (expected if taken_there else source), True
+        if (judged is not None and judged >= STACK_TAKEN) or (there is not None and there < STACK_UNTOUCHED):
+            return source, True
+        if judged is not None and judged < STACK_UNTOUCHED:
+            # the judged stack settled since, untouched, while a hand still hides the one where play is
+            return expected, True
+        return source, False
+
     def _try_place(self, h: _Hand, index: int, t: float) -> list[Observation]:
         """The hand card lies still at a pile: put down if known, else ask after a while."""
         if h.from_table is not None or (h.card is not None and h.announced):
@@ -1231,6 +1292,9 @@ class Watcher:
         s = next((x for x in reversed(h.sightings) if x.card in (h.card, None)), h.last)
         self.hand = None
         self.fd_recent.clear()
+        # where play goes on from here: the stacks' looks since it came to rest (it may be put down
+        # only when the next card shows, after that card was taken)
+        self._last_put = h.still_from if h.still_at is not None else index
         if h.from_table is not None:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
@@ -1256,6 +1320,8 @@ class Watcher:
         q = after[0] if after else self._pile_at(g)
         if q is None:
             q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
+        if h.from_table is None and h.announced and (after or flipping):
+            self._last_put = last.frame
         if h.from_table is not None:
             king = h.from_table
             if view.exchange_possible and king.rank is Rank.KING and (after or flipping):

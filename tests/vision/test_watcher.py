@@ -620,3 +620,80 @@ def test_a_table_card_taken_for_picked_up_that_never_left_its_place_is_let_go(mo
     w._observe(14, 14 / 30, Detections.from_rows([_one_up(w, off, tc)]), view)
     assert (w.hand is h) == moving
     assert tc in w.table
+
+
+def _clock_frame(w: Watcher, askew: dict[int, int] | None = None, hand_at: int | None = None,
+                 frame: int = 0) -> np.ndarray:
+    """The clock's thirteen stacks as light rectangles; ``askew`` shifts a stack's top card by that many
+    pixels (its top card taken: the next one lies a little differently); ``hand_at`` covers a pile with
+    a hand (never quite still: it moves with ``frame``)."""
+    img = np.full((720, 1280, 3), 90, np.uint8)
+    for k, (x, y) in enumerate(w.layout.centres, start=1):
+        dx = (askew or {}).get(k, 0)
+        img[int(y) - 45:int(y) + 45, int(x) - 32 + dx:int(x) + 32 + dx] = 170
+    if hand_at is not None:
+        x, y = w.layout.centres[hand_at - 1] + (frame % 3) * 10
+        img[int(y) - 30:int(y) + 30, int(x) - 30:int(x) + 30] = 220
+    return img
+
+
+def _taken_from(taken: int, hand_over: int | None, frames: int = 12):
+    """A clock watcher where play is at 8 and the last card came to rest at frame 5; the stack of
+    ``taken`` then loses its top card (a hand over it, frames 6-9), a card is first seen at frame 10
+    and, from then, a hand stays over ``hand_over``; ``frames`` frames in all. Returns it and the hand."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    w._last_put = 5
+    for f in range(frames):
+        if f < 6:
+            img = _clock_frame(w)
+        elif f < 10:
+            img = _clock_frame(w, hand_at=taken, frame=f)
+        else:
+            img = _clock_frame(w, askew={taken: 8}, hand_at=hand_over, frame=f)
+        w.stack_looks.update(img, f)
+    h = _Hand(first_frame=10)
+    return w, h
+
+
+@pytest.mark.parametrize("taken, hand_over, want", [
+    (8, None, (8, True)),   # where play is lost its top card, 9 untouched: taken at 8
+    (9, None, (9, True)),   # 9 lost it: a card taken out of turn at 9 (the mistake is kept)
+    (8, 9, (9, False)),     # a hand over 9 since the card showed: 9 may be where it was taken; wait
+    (9, 8, (9, True)),      # 9 lost its top card, a hand still over 8: taken at 9
+    (10, 8, (8, True)),     # 9 untouched since the card showed, a hand still over 8: not taken at 9
+])
+def test_a_source_away_from_play_is_checked_against_the_stacks(taken, hand_over, want):
+    """A card judged taken from 9 (say: first seen there) while play is at 8: the stacks' looks since
+    the last card came to rest decide where it came from, and say so only when they can tell."""
+    w, h = _taken_from(taken, hand_over, frames=16)
+    assert w._source_by_stacks(9, h) == want
+    assert w._source_by_stacks(8, h) == (8, True), "a source where play is is never questioned"
+
+
+def test_a_turn_waiting_for_the_stacks_comes_out_first_and_amended():
+    """A turn judged away from play that the stacks cannot yet settle is held back (the reading with
+    it); it comes out, amended, when the stacks decide, before anything else, or after SOURCE_WAIT."""
+    from companion.vision.watcher import SOURCE_WAIT, Observation
+    w, h = _taken_from(8, 9, frames=16)
+    w.hand = h
+    announced = [Observation(16, 0.5, ["turn", 9]), Observation(16, 0.5, ["see", "5S"], 0.99)]
+    w._holding = True
+    assert w._release(list(announced), 16) == []
+    for f in range(17, 22):  # the hand leaves 9: its stack settles, untouched
+        assert w._release([], f) == [] or f == 21
+        w.stack_looks.update(_clock_frame(w, askew={8: 8}), f)
+    out = w._release([], 21)
+    assert [o.event for o in out] == [["turn", 8], ["see", "5S"]] and h.source == 8
+    # undecided, then something else to report: the held pair comes out first, as judged
+    w, h = _taken_from(8, 9, frames=16)
+    w.hand, w._holding = h, True
+    w._release(list(announced), 16)
+    later = [Observation(18, 0.6, ["place", 5, "under"])]
+    assert [o.event[0] for o in w._release(list(later), 18)] == ["turn", "see", "place"]
+    # undecided until SOURCE_WAIT frames have passed
+    w, h = _taken_from(8, 9, frames=16)
+    w.hand, w._holding = h, True
+    w._release(list(announced), 16)
+    assert w._release([], 16 + SOURCE_WAIT - 1) == []
+    assert [o.event for o in w._release([], 16 + SOURCE_WAIT)][0] == ["turn", 9]
