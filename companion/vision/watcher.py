@@ -14,7 +14,11 @@ Events it produces (the referee's forms, :mod:`companion.rules.events`):
 * ``["turn", p]`` + ``["see", card]``: a new card is read in the hand. The pile it came from is where
   the card was first seen lifted face down (the earliest face-down card seen off every stack, put
   back on the table with :class:`~companion.vision.table_model.ViewGeometry`), else where its face
-  was first seen. Never from the pile the card goes to.
+  was first seen. Never from the pile the card goes to. A source judged away from where play is is
+  checked against the stacks' settled looks (:class:`~companion.vision.motion.StackLooks`: a stack
+  whose top card was taken looks different once the hand has gone): where play is lost its top card
+  and the judged stack looks untouched, the card came from where play is. The turn (and the reading
+  with it) waits up to ``SOURCE_WAIT`` frames for the stacks to settle; nothing else is reported first.
 * ``["place", q, "under"|"top"]``: the hand card lies still at a lying position of pile ``q``.
 * ``["move", card, q, side]``: a card of the table model was picked up and lies still elsewhere.
 * ``["return", q]``: the hand card vanished (turned face down) without being put down face up.
@@ -668,7 +672,12 @@ class Watcher:
             if same:
                 mine = min(same, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
             else:
-                near = [i for i in cand if reads[i][0] is None or h.card is None]
+                # unread, or its rank alone read: a rank read surely as another is another card (9028: the
+                # king at the centre, suit unread, a little off its place, was taken for the 5C carried past
+                # it, which was then judged put beneath the centre)
+                near = [i for i in cand if (reads[i][0] is None or h.card is None) and not (
+                    h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
+                    and float(dets.rank_confidence[i]) >= p.min_confidence)]
                 reach = self._hand_reach(h.last.frame, index, 1.5)
                 near = [i for i in near if float(np.linalg.norm(centres[i] - h.last.centre)) < reach]
                 if near:

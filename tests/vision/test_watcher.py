@@ -697,3 +697,26 @@ def test_a_turn_waiting_for_the_stacks_comes_out_first_and_amended():
     w._release(list(announced), 16)
     assert w._release([], 16 + SOURCE_WAIT - 1) == []
     assert [o.event for o in w._release([], 16 + SOURCE_WAIT)][0] == ["turn", 9]
+
+
+@pytest.mark.parametrize("rank_read", [True, False])
+def test_a_shape_whose_rank_is_read_as_another_is_not_the_hand_card(rank_read):
+    """A 5C carried from pile 9 towards 5 across the clock; the next look shows it unread further on, and
+    nearer the hand's last place a card with its rank read surely as a king (suit unread): that is
+    another card (the king at the centre), not the 5C. Read as nothing at all, it could be."""
+    w = _clock_watcher(expected=9)
+    view = GameView(expected_pile=9)
+    big = 1.1 * float(np.median(w.geometry.sizes))
+    five = Card.parse("5C")
+    start = np.array([560.0, 420.0])
+    for f in (3, 6):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, start, five, size=big)]), view)
+    assert w.hand is not None and w.hand.card == five
+    king_at = np.array([610.0, 400.0])  # nearer the hand's last place than the 5C is now
+    on = np.array([700.0, 430.0])
+    king = list(_one_up(w, king_at, size=big))
+    king[2], king[4] = (13, 0.99) if rank_read else (0, 0.2)
+    w._observe(9, 0.3, Detections.from_rows([tuple(king), _one_up(w, on, size=big)]), view)
+    assert w.hand is not None and w.hand.card == five
+    took = w.hand.last.centre
+    assert np.allclose(took, on) == rank_read and np.allclose(took, king_at) == (not rank_read)
