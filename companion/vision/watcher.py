@@ -460,22 +460,24 @@ class Watcher:
     def _release(self, out: list[Observation], index: int, force: bool = False) -> list[Observation]:
         """Hold back a turn judged away from where play is until the stacks show where the card came
         from; release it, its pile settled, before anything else is reported."""
+        hold = None
         if self._holding:
             self._holding = False
             if len(out) >= 2 and out[-2].event[0] == "turn" and out[-1].event[0] == "see":
-                self._held, self._held_for = out[-2:], self.hand
-                return out[:-2]
-        if not self._held:
-            return out
-        turn = self._held[0]
-        pile, decided = self._source_by_stacks(turn.event[1], self._held_for)
-        if decided or force or out or self.hand is not self._held_for or index - turn.frame >= SOURCE_WAIT:
-            held, h = self._held, self._held_for
-            self._held, self._held_for = [], None
-            held[0] = replace(turn, event=["turn", pile])
-            if h is not None:
-                h.source = pile
-            return held + out
+                hold, out = out[-2:], out[:-2]
+        if self._held:
+            turn = self._held[0]
+            pile, decided = self._source_by_stacks(turn.event[1], self._held_for)
+            if decided or force or out or hold is not None or self.hand is not self._held_for \
+                    or index - turn.frame >= SOURCE_WAIT:
+                held, h = self._held, self._held_for
+                self._held, self._held_for = [], None
+                held[0] = replace(turn, event=["turn", pile])
+                if h is not None:
+                    h.source = pile
+                out = held + out
+        if hold is not None:
+            self._held, self._held_for = hold, self.hand
         return out
 
     def _confirming(self) -> bool:

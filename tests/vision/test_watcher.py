@@ -720,3 +720,21 @@ def test_a_shape_whose_rank_is_read_as_another_is_not_the_hand_card(rank_read):
     assert w.hand is not None and w.hand.card == five
     took = w.hand.last.centre
     assert np.allclose(took, on) == rank_read and np.allclose(took, king_at) == (not rank_read)
+
+
+def test_a_second_turn_held_back_lets_the_first_out_before_it():
+    """A held turn is never lost: when the next card's turn is held too (the first card put down, the
+    next one taken, in one look), the first pair comes out, then the put-down; the new pair waits."""
+    from companion.vision.watcher import Observation, _Hand
+    w, h = _taken_from(8, 9, frames=16)
+    w.hand, w._holding = h, True
+    first = [Observation(16, 0.5, ["turn", 9]), Observation(16, 0.5, ["see", "5S"], 0.99)]
+    assert w._release(list(first), 16) == []
+    w.hand, w._holding = _Hand(first_frame=18), True
+    second = [Observation(18, 0.6, ["place", 5, "under"]), Observation(18, 0.6, ["turn", 5]),
+              Observation(18, 0.6, ["see", "7D"], 0.99)]
+    out = w._release(list(second), 18)
+    assert [o.event[0] for o in out] == ["turn", "see", "place"] and out[1].event == ["see", "5S"]
+    assert [o.event for o in w._held] == [["turn", 5], ["see", "7D"]]
+    # at the end of the source it comes out, its pile as the stacks say (8 lost its top card, 5 did not)
+    assert [o.event for o in w.finish(19, 0.7)][:2] == [["turn", 8], ["see", "7D"]]
