@@ -845,14 +845,6 @@ class Watcher:
             return h.lying_at
         if h.missing > 0 and h.last_pos is not None:
             return h.last_pos
-        if h.missing > 0 and not h.lifted:
-            # its last look was off every lying place (a partly covered card's quad jumps), but the looks
-            # before it lay out in one pile's fan: slid beneath it (9015: an 8D pushed beneath 8, its place
-            # jumping 0.2 card heights between looks, never judged still, was taken for turned face down)
-            recent = [self._lying_position(x) for x in h.sightings[-4:]]
-            fan = [pos for pos in recent if pos is not None and pos[1] == "under"]
-            if len(fan) >= 3 and len({pos[0] for pos in fan}) == 1:
-                return fan[-1]
         return None
 
     def _never_left(self, h: _Hand) -> bool:

@@ -738,20 +738,3 @@ def test_a_second_turn_held_back_lets_the_first_out_before_it():
     assert [o.event for o in w._held] == [["turn", 5], ["see", "7D"]]
     # at the end of the source it comes out, its pile as the stacks say (8 lost its top card, 5 did not)
     assert [o.event for o in w.finish(19, 0.7)][:2] == [["turn", 8], ["see", "7D"]]
-
-
-@pytest.mark.parametrize("fan_looks, down", [(3, (8, "under")), (2, None)])
-def test_a_card_whose_last_look_jumped_off_the_fan_was_slid_beneath(fan_looks, down):
-    """An 8D seen lying out in pile 8's fan look after look (never still: its place jumps), then once off
-    every lying place (a partly covered card's quad), then out of sight: it was slid beneath 8, not
-    turned face down. Two looks in the fan are not enough to say so."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=8)
-    card = Card.parse("8D")
-    h = _Hand(first_frame=1, card=card, announced=True, source=3)
-    looks = [_sighting(w, f, 8, 0.45 + 0.03 * (f % 2), False, card) for f in range(1, 1 + fan_looks)]
-    off = _sighting(w, 9, 8, -1.2, False, card)  # inwards, past the stack: no lying place
-    assert w._lying_position(off) is None and all(w._lying_position(x) == (8, "under") for x in looks)
-    h.sightings = [_sighting(w, 0, 3, 0.0, False)] * (4 - fan_looks - 1) + looks + [off]
-    h.missing, h.last_pos = 1, None
-    assert w._put_down_at(h) == down
