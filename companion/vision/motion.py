@@ -129,6 +129,8 @@ class StackLooks:
             raise ValueError(f"stack looks reach must be in (0, 2] card heights, got {reach}")
         if not 4 <= size <= 64:
             raise ValueError(f"stack looks size must be 4..64 pixels, got {size}")
+        if not still_level > 0:
+            raise ValueError(f"stack looks still_level must be > 0 grey levels, got {still_level}")
         if not still_frames >= 1:
             raise ValueError(f"stack looks still_frames must be >= 1, got {still_frames}")
         self.centres = np.asarray(centres, np.float64).reshape(-1, 2)
@@ -139,7 +141,6 @@ class StackLooks:
         self._still = [0] * n
         self._kept: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(n)]
         self._keep = keep
-        self.frame = -1
 
     def _patch(self, image: np.ndarray, k: int) -> np.ndarray | None:
         h, w = image.shape[:2]
@@ -154,7 +155,6 @@ class StackLooks:
 
     def update(self, image: np.ndarray, frame: int) -> None:
         """Feed one frame (its index counts for :meth:`change_since`)."""
-        self.frame = frame
         for k in range(len(self.centres)):
             p = self._patch(image, k)
             if p is None:
