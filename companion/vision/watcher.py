@@ -1072,6 +1072,11 @@ class Watcher:
         last = h.last
         g = self._ground(last.centre, last.height)
         here = {self._pile_at(last.centre), self._pile_at(g), h.source} - {None}
+        if h.last_pos is not None and h.last_pos[1] == "under":
+            # last seen lying out beneath a stack: a card lifted face down from that stack is the next one
+            # taken there, not this one turned down (9034 at 1080p: a 3C slid beneath 3 showing a sliver,
+            # judged put back face down on 3 when the TH was lifted from 3)
+            here.discard(h.last_pos[0])
         after = [pl for f, pl, _ in self.fd_recent if f > last.frame and pl in here]
         # twice; once is enough when it was last seen face up at the pile it was taken from (turned
         # over there and put back at once)

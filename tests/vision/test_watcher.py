@@ -738,3 +738,20 @@ def test_a_second_turn_held_back_lets_the_first_out_before_it():
     assert [o.event for o in w._held] == [["turn", 5], ["see", "7D"]]
     # at the end of the source it comes out, its pile as the stacks say (8 lost its top card, 5 did not)
     assert [o.event for o in w.finish(19, 0.7)][:2] == [["turn", 8], ["see", "7D"]]
+
+
+@pytest.mark.parametrize("side, turned", [("under", False), ("top", True)])
+def test_a_card_lifted_face_down_where_the_hand_card_lay_beneath_is_the_next_card(side, turned):
+    """The 3C, read, was last seen lying out beneath pile 3 (then gone: slid under, a sliver showing),
+    and a card is lifted face down from 3 twice: that is the next card taken there, not the 3C turned
+    face down to be put back. Last seen on top of 3's stack instead, it was turned down there."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=3)
+    h = _Hand(first_frame=1)
+    s = _sighting(w, 10, 3, 0.35 if side == "under" else 0.0, False, Card.parse("3C"))
+    h.sightings, h.card, h.announced, h.source = [s], Card.parse("3C"), True, 13
+    h.last_pos, h.missing = (3, side), 2
+    stack = w.layout.centres[2]
+    w.fd_recent.extend([(14, 3, stack), (17, 3, stack)])
+    w._fd_now = False
+    assert w._turned_down_here(h) is turned
