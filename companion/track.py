@@ -126,8 +126,10 @@ class GameTracker:
     def __init__(self, recognise: Callable[[Any], Detections], *, layout: Layout | None = None,
                  variant: str = "standard", params: WatcherParams | None = None, reregister: bool = True,
                  layout_tries: int = 6, twelve_at: str = "top", referee: Referee | None = None,
-                 last_card: Card | None = None) -> None:
+                 last_card: Card | None = None,
+                 zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None) -> None:
         self.recognise = recognise
+        self.zoom = zoom
         self.ref = referee if referee is not None else Referee(variant)
         self.variant = self.ref.variant
         self.params = params
@@ -179,7 +181,7 @@ class GameTracker:
     # -- layout -----------------------------------------------------------------------------------
     def _start(self, layout: Layout) -> None:
         self.result.layout = layout
-        self.watcher = Watcher(layout, self.recognise, self.params)
+        self.watcher = Watcher(layout, self.recognise, self.params, zoom=self.zoom)
         self._tracker = None
 
     def _look_for_layout(self, frame: Any) -> list[dict[str, Any]]:
@@ -351,10 +353,12 @@ def track(source: Any, recognise: Callable[[Any], Detections], *, layout: Layout
           variant: str = "standard", params: WatcherParams | None = None,
           emit: Callable[[dict[str, Any]], None] | None = None, progress: Callable[[int], None] | None = None,
           reregister: bool = True, layout_tries: int = 6, max_frames: int | None = None,
-          twelve_at: str = "top") -> TrackResult:
-    """Follow the game in ``source`` (an iterable of frames). ``emit`` gets each output line as it is made."""
+          twelve_at: str = "top",
+          zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None) -> TrackResult:
+    """Follow the game in ``source`` (an iterable of frames). ``emit`` gets each output line as it is made;
+    ``zoom`` reads a part of a frame (see :class:`~companion.vision.watcher.Watcher`)."""
     gt = GameTracker(recognise, layout=layout, variant=variant, params=params, reregister=reregister,
-                     layout_tries=layout_tries, twelve_at=twelve_at)
+                     layout_tries=layout_tries, twelve_at=twelve_at, zoom=zoom)
     emit = emit or (lambda line: None)
     n = 0
     for frame in source:

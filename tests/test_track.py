@@ -112,3 +112,18 @@ def test_bad_source_and_variant(capsys, tmp_path):
     assert code == 2 and "no such file" in err
     code, _, err = _run(capsys, "demo:3", "--variant", "quick")
     assert code == 2 and "--variant" in err
+
+
+@pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / "models" / "manifest.json").exists(),
+                    reason="no trained models in models/ (run make train)")
+def test_track_with_the_models_and_zoom_runs_to_an_outcome(recording, capsys):
+    """``--recogniser models --zoom`` (a closer second look at a card in play left unread) follows the
+    recording to its last line; how well is measured by the benchmarks, not here."""
+    code, lines, err = _run(capsys, str(recording / "game.mp4"), "--layout", str(recording / "layout.json"),
+                            "--json", "--recogniser", "models", "--zoom")
+    assert code == 0, err
+    rows = [json.loads(x) for x in lines]
+    assert "outcome" in rows[-1] and all("event" in r for r in rows[:-1])
+    _, _, err = _run(capsys, str(recording / "game.mp4"), "--layout", str(recording / "layout.json"),
+                     "--json", "--recogniser", "oracle", "--zoom")
+    assert "--zoom applies to the models only" in err

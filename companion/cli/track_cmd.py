@@ -27,7 +27,12 @@ def make_recogniser(kind: str, models: Optional[Path], source: Any, spec: str) -
             from ..vision.recogniser import Recogniser
 
             rec = Recogniser(models)
-            return (lambda frame: rec(frame.image)), "models"
+
+            def recognise(frame: Any) -> Any:
+                return rec(frame.image)
+
+            recognise.zoom = lambda frame, box: rec.read_region(frame.image, box)  # type: ignore[attr-defined]
+            return recognise, "models"
         except (ModelError, ValueError, OSError) as exc:
             if kind == "models":
                 fail(f"cannot load the recogniser's models: {exc}")
@@ -54,6 +59,9 @@ def track_cmd(
     recogniser: str = typer.Option("auto", "--recogniser",
                                    help="auto (the oracle for rendered games, else the models), models, or oracle "
                                         "(rendered games only: the renderer's true cards)"),
+    zoom: bool = typer.Option(False, "--zoom",
+                              help="models: look again, closer, at a card in play the whole frame leaves unread "
+                                   "(reads more cards, but made more false flags on rendered games: README)"),
 ) -> None:
     """Watch a game of Clock Patience: read each card, judge where it goes, say the next pile."""
     import os
@@ -87,6 +95,8 @@ def track_cmd(
     if kind == "oracle":
         print("note: reading cards from the renderer's truth (oracle), not the camera models "
               "(--recogniser models to try them)", file=sys.stderr)
+        if zoom:
+            print("note: --zoom applies to the models only; the oracle reads every card", file=sys.stderr)
     if not as_json:
         print(f"tracking {source} ({kind} recogniser, {variant})", file=sys.stderr)
     total = None
@@ -105,7 +115,7 @@ def track_cmd(
     try:
         with src:
             res = track(src, recognise, layout=lay, variant=variant, emit=emit, progress=bar.update,
-                        twelve_at=twelve_at)
+                        twelve_at=twelve_at, zoom=getattr(recognise, "zoom", None) if zoom else None)
     except LayoutError as exc:
         bar.close()
         fail(f"no layout found: {exc} (or give one with --layout FILE from `companion calibrate`)")

@@ -297,6 +297,17 @@ class Recogniser:
             dets.meta["scatter"] = dict(self.scatter)
         return dets
 
+    def read_region(self, frame: np.ndarray, box: tuple[int, int, int, int]) -> Detections:
+        """Cards in the part ``box`` = (x0, y0, x1, y1) of ``frame``, in the frame's pixels: the detector
+        sees that part at its full input size, so small cards and tight fans there are found that the
+        whole frame, shrunk, loses (a watcher's second look at a card it could not read)."""
+        h, w = frame.shape[:2]
+        x0, y0 = max(0, int(box[0])), max(0, int(box[1]))
+        x1, y1 = min(w, int(box[2])), min(h, int(box[3]))
+        if x1 - x0 < 8 or y1 - y0 < 8:
+            return Detections.empty()
+        return self(np.ascontiguousarray(frame[y0:y1, x0:x1])).shifted(x0, y0)
+
     def read_faces(self, cards: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         """Whole cards warped upright (N, FACE_CROP_H, FACE_CROP_W, 3) uint8 -> rank probabilities (N, 14:
         A..K, then "none") and suit probabilities (N, 5: C, D, H, S, "none")."""

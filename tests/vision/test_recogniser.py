@@ -659,3 +659,19 @@ def test_the_face_reader_reads_small_blurred_held_out_cards_from_their_faces():
         pytest.skip("no held-out deck available (install gnome-cards-data librsvg2-bin)")
     # measured when committed: 45 of 52 right, none surely wrong
     assert right >= 0.7 * n and sure_wrong <= 1, (right, sure_wrong, n)
+
+
+def test_a_part_of_the_frame_is_read_in_the_frames_pixels(rec, held_out_deck):
+    """``read_region`` reads only the box it is given (the detector sees that part at its full input
+    size) and places what it reads in the whole frame's pixels: a small card of a 1920x1080 frame."""
+    frame = table(1920, 1080, seed=3)
+    centre = (1300.0, 610.0)
+    place(frame, held_out_deck.face("7H"), centre, 20, 90)
+    box = (1100, 410, 1500, 810)
+    d = rec.read_region(frame, box)
+    hits = [i for i in range(len(d)) if d.card(i) == Card.parse("7H")]
+    assert hits, d.to_json()
+    assert np.linalg.norm(d.centres[hits[0]] - np.array(centre)) < 20
+    lo, hi = d.index_boxes[hits[0], :2], d.index_boxes[hits[0], 2:]
+    assert np.all(lo >= (1100, 410)) and np.all(hi <= (1500, 810))
+    assert len(rec.read_region(frame, (1800, 1000, 1804, 1004))) == 0  # a box too small to hold a card
