@@ -364,7 +364,6 @@ class Watcher:
         self.eff = self.params  # the settings widened by the recogniser's measured scatter
         self.recognise = recognise
         self.zoom = zoom
-        self.zooms = 0  # looks through ``zoom``
         self.gate = ChangeGate(self.params)
         self.table = TableModel()
         self.hand: _Hand | None = None
@@ -507,32 +506,30 @@ class Watcher:
         def wanted(card: Card | None) -> bool:
             return card is not None and (card == h.card if h.card is not None else not self._impossible(card, view))
 
+        def nearest(rows: list[int], point: np.ndarray, reach: float) -> int | None:
+            if not rows:
+                return None
+            d = np.linalg.norm(dets.centres[rows].astype(np.float64) - point, axis=1)
+            k = int(np.argmin(d))
+            return rows[k] if d[k] <= reach else None
+
         up = [i for i in range(len(dets)) if dets.face_up[i]]
         if any(wanted(dets.card(i)) for i in up):
             return dets  # read this time: nothing to add
         centre = h.last.centre.astype(np.float64)
-        unread = [i for i in up if dets.card(i) is None]
-        if unread:
-            d = np.linalg.norm(dets.centres[unread].astype(np.float64) - centre, axis=1)
-            k = int(np.argmin(d))
-            if d[k] <= 1.5 * self.h:
-                centre = dets.centres[unread[k]].astype(np.float64)
+        unread = nearest([i for i in up if dets.card(i) is None], centre, 1.5 * self.h)
+        if unread is not None:
+            centre = dets.centres[unread].astype(np.float64)
         half = 0.5 * ZOOM_SIDE * self.h
         box = (int(centre[0] - half), int(centre[1] - half), int(centre[0] + half), int(centre[1] + half))
         z = self.zoom(frame, box)
-        self.zooms += 1
         found = [j for j in range(len(z)) if z.face_up[j] and wanted(z.card(j))]
         if not found:
             return dets
         best = min(found, key=lambda j: float(np.linalg.norm(z.centres[j] - centre)))  # two: the nearer
-        here = None
-        if up:
-            d = np.linalg.norm(dets.centres[up].astype(np.float64) - z.centres[best], axis=1)
-            k = int(np.argmin(d))
-            if d[k] <= 0.35 * self.h:
-                here = up[k]
-                if dets.card(here) is not None:
-                    return dets  # a reading there stands
+        here = nearest(up, z.centres[best].astype(np.float64), 0.35 * self.h)
+        if here is not None and dets.card(here) is not None:
+            return dets  # a reading there stands
         keep = [i for i in range(len(dets)) if i != here]
         return Detections.concat([dets[keep], z[[best]]])
 
