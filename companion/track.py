@@ -95,7 +95,8 @@ def _view(ref: Referee) -> GameView:
         face_up.add(ref.card_in_hand)
     out = ref.outcome()
     king = Card.parse(out["last_card"]) if out and out.get("last_card") else None
-    return GameView(frozenset(face_up), ref.next_pile, ref.can_exchange(), king, ref.face_down_counts)
+    return GameView(frozenset(face_up), ref.next_pile, ref.can_exchange(), king, ref.face_down_counts,
+                    ref.card_in_hand)
 
 
 def replay_rows(ref: Referee, rows: Iterable[dict[str, Any]]) -> Card | None:
@@ -127,9 +128,11 @@ class GameTracker:
                  variant: str = "standard", params: WatcherParams | None = None, reregister: bool = True,
                  layout_tries: int = 6, twelve_at: str = "top", referee: Referee | None = None,
                  last_card: Card | None = None,
-                 zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None) -> None:
+                 zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None,
+                 zoom_hand: bool = True) -> None:
         self.recognise = recognise
         self.zoom = zoom
+        self.zoom_hand = zoom_hand
         self.ref = referee if referee is not None else Referee(variant)
         self.variant = self.ref.variant
         self.params = params
@@ -181,7 +184,7 @@ class GameTracker:
     # -- layout -----------------------------------------------------------------------------------
     def _start(self, layout: Layout) -> None:
         self.result.layout = layout
-        self.watcher = Watcher(layout, self.recognise, self.params, zoom=self.zoom)
+        self.watcher = Watcher(layout, self.recognise, self.params, zoom=self.zoom, zoom_hand=self.zoom_hand)
         self._tracker = None
 
     def _look_for_layout(self, frame: Any) -> list[dict[str, Any]]:
@@ -354,11 +357,12 @@ def track(source: Any, recognise: Callable[[Any], Detections], *, layout: Layout
           emit: Callable[[dict[str, Any]], None] | None = None, progress: Callable[[int], None] | None = None,
           reregister: bool = True, layout_tries: int = 6, max_frames: int | None = None,
           twelve_at: str = "top",
-          zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None) -> TrackResult:
+          zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None,
+          zoom_hand: bool = True) -> TrackResult:
     """Follow the game in ``source`` (an iterable of frames). ``emit`` gets each output line as it is made;
     ``zoom`` reads a part of a frame (see :class:`~companion.vision.watcher.Watcher`)."""
     gt = GameTracker(recognise, layout=layout, variant=variant, params=params, reregister=reregister,
-                     layout_tries=layout_tries, twelve_at=twelve_at, zoom=zoom)
+                     layout_tries=layout_tries, twelve_at=twelve_at, zoom=zoom, zoom_hand=zoom_hand)
     emit = emit or (lambda line: None)
     n = 0
     for frame in source:

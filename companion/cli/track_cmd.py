@@ -115,7 +115,7 @@ def track_cmd(
     try:
         with src:
             res = track(src, recognise, layout=lay, variant=variant, emit=emit, progress=bar.update,
-                        twelve_at=twelve_at, zoom=getattr(recognise, "zoom", None) if zoom else None)
+                        twelve_at=twelve_at, zoom=getattr(recognise, "zoom", None), zoom_hand=zoom)
     except LayoutError as exc:
         bar.close()
         fail(f"no layout found: {exc} (or give one with --layout FILE from `companion calibrate`)")

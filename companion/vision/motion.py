@@ -119,8 +119,8 @@ class StackLooks:
     >>> card_gone = table.copy(); card_gone[12:28, 14:26] = 200
     >>> for i in range(3, 6):
     ...     looks.update(card_gone, i)
-    >>> looks.change_since(1, 2) > 20, looks.change_since(1, 5)
-    (True, 0.0)
+    >>> looks.change_since(1, 2) > 20, looks.change_since(1, 5), looks.first_settled(1)
+    (True, 0.0, 2)
     """
 
     def __init__(self, centres: np.ndarray, card_h: np.ndarray, *, reach: float = 0.45, size: int = 16,
@@ -173,6 +173,11 @@ class StackLooks:
     def settled(self, pile: int) -> bool:
         """Nothing moved at the stack of ``pile`` in its last ``still_frames`` frames."""
         return self._still[pile - 1] >= self.still_frames
+
+    def first_settled(self, pile: int) -> int | None:
+        """The frame the stack's earliest kept look was first seen settled (None: not yet)."""
+        kept = self._kept[pile - 1]
+        return kept[0][0] if kept else None
 
     def change_since(self, pile: int, frame: int, settled_after: int | None = None) -> float | None:
         """Mean grey-level difference between the stack's latest settled look and its last settled look

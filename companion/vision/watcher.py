@@ -80,6 +80,9 @@ STACK_UNTOUCHED = 2.0
 # a card's turn judged away from where play is waits up to this many frames for the stacks to settle
 # and show where it was taken from (the hand that took it still hides the stack when it is first read)
 SOURCE_WAIT = 24
+# a turn that follows a card seemingly played unseen waits up to this many frames while that card is
+# looked for where this one was taken (the hand taking it hides it at first)
+MISSED_WAIT = 45
 # a card in play that no look has read is looked at again through ``zoom``: a square this many card
 # heights wide around it, which the detector sees at its full input size rather than as a corner of the
 # whole frame shrunk (9034 at 1080p: a 3C carried sideways and slid beneath 3, never found in the whole
@@ -172,6 +175,7 @@ class GameView:
     exchange_possible: bool = False  # Watch: the fourth king may be exchanged now
     last_king: Card | None = None
     face_down: dict | None = None  # pile -> face-down cards left (None: unknown)
+    in_hand: Card | None = None  # the card the referee knows is in play (taken, not yet put down)
 
 
 @dataclass
@@ -358,12 +362,15 @@ class Watcher:
 
     def __init__(self, layout: Layout, recognise: Callable[[Any], Detections],
                  params: WatcherParams | None = None,
-                 zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None) -> None:
+                 zoom: Callable[[Any, tuple[int, int, int, int]], Detections] | None = None,
+                 zoom_hand: bool = True) -> None:
         self.params = params or WatcherParams()
         self.noise = DetectorNoise()
         self.eff = self.params  # the settings widened by the recogniser's measured scatter
         self.recognise = recognise
         self.zoom = zoom
+        self.zoom_hand = zoom_hand
+        self._frame: Any = None  # the frame being looked at (for ``zoom``)
         self.gate = ChangeGate(self.params)
         self.table = TableModel()
         self.hand: _Hand | None = None
@@ -389,9 +396,11 @@ class Watcher:
         self._resumed: tuple[Card | None, int] | None = None  # a card already taken (resumed game)
         self._to_find: dict[Card, tuple[int, str]] = {}  # face-up cards of a resumed game not yet seen
         self._last_put: int | None = None  # the frame the last card put down came to rest (or the first frame)
+        self._last_read_put: int | None = None  # ... the last new card known (read) when put down
         self._held: list[Observation] = []  # a turn and a reading waiting for the stacks (``SOURCE_WAIT``)
         self._held_for: _Hand | None = None
         self._holding: bool = False  # the announcement just made waits
+        self._seeking: bool = False  # ... while a card played unseen before it is looked for
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -462,14 +471,18 @@ class Watcher:
         if due:
             self._since_regular = 0  # confirming looks add to the regular ones, never replace them: counts
             # kept in regular looks (a card missing, lying a while) keep their pace
+        self._frame = frame
         dets = self._zoomed(frame, self.recognise(frame))
         self.last_detections = dets
         self.recognitions += 1
-        return self._release(self._observe(frame.index, float(frame.time_s), dets, view), frame.index)
+        return self._release(self._observe(frame.index, float(frame.time_s), dets, view), frame.index, looked=True)
 
-    def _release(self, out: list[Observation], index: int, force: bool = False) -> list[Observation]:
+    def _release(self, out: list[Observation], index: int, force: bool = False,
+                 looked: bool = False) -> list[Observation]:
         """Hold back a turn judged away from where play is until the stacks show where the card came
-        from; release it, its pile settled, before anything else is reported."""
+        from; release it, its pile settled, before anything else is reported. While a card seems to have
+        been played unseen before it (``_missed_card``), each look searches for that card, up to
+        ``MISSED_WAIT`` frames."""
         hold = None
         if self._holding:
             self._holding = False
@@ -478,14 +491,20 @@ class Watcher:
         if self._held:
             turn = self._held[0]
             pile, decided = self._source_by_stacks(turn.event[1], self._held_for)
-            if decided or force or out or hold is not None or self.hand is not self._held_for \
-                    or index - turn.frame >= SOURCE_WAIT:
-                held, h = self._held, self._held_for
-                self._held, self._held_for = [], None
+            h = self._held_for
+            found: list[Observation] = []
+            if self._seeking and looked and h is not None and self.hand is h and self._view is not None:
+                h.source = pile
+                found = self._missed_card(h, turn.frame, turn.time_s, self._view) or []
+            wait = MISSED_WAIT if self._seeking else SOURCE_WAIT
+            if found or (decided and not self._seeking) or force or out or hold is not None \
+                    or self.hand is not h or index - turn.frame >= wait:
+                held = self._held
+                self._held, self._held_for, self._seeking = [], None, False
                 held[0] = replace(turn, event=["turn", pile])
                 if h is not None:
                     h.source = pile
-                out = held + out
+                out = found + held + out
         if hold is not None:
             self._held, self._held_for = hold, self.hand
         return out
@@ -499,7 +518,7 @@ class Watcher:
         unread detection where it lies, or joins the detections. Nothing else changes: the rest of the
         table is followed as the whole frame shows it."""
         h = self.hand
-        if self.zoom is None or h is None or h.from_table is not None or not h.sightings:
+        if self.zoom is None or not self.zoom_hand or h is None or h.from_table is not None or not h.sightings:
             return dets
         view = self._view or GameView()
 
@@ -1249,10 +1268,73 @@ class Watcher:
             self._exchange_pending = False
         else:
             h.source, decided = self._source_by_stacks(self._source(h), h)
-            self._holding = not decided
+            missed = self._missed_card(h, index, t, view)
+            if missed:
+                out.extend(missed)
+                self._holding = False
+            else:
+                self._seeking = missed is not None  # one seems missed, not found yet: look on while the turn waits
+                self._holding = not decided or self._seeking
             out.append(Observation(index, t, ["turn", h.source], None, "taken"))
         out.append(Observation(index, t, ["see", str(h.card)], round(h.confidence, 3), "read in the hand"))
         return out
+
+    def _missed_card(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation] | None:
+        """A card turned from a pile away from where play is, while the stack where play is lost its top
+        card too since the last card came to rest: a card was taken there and put down unseen (too small
+        or blurred to read in the hand), most likely beneath the pile this one came from. It is looked for
+        lying there, face up and not seen before (in this look, and through ``zoom`` where there is one);
+        one such card read there gives its turn, reading and place before this card's turn. Its place is
+        where it is found, and its reading is its own: the pile is never evidence of what it is (dev
+        games at 1080p: 10 of 89 wrong-source flags came after a card missed that way). Returns those
+        three observations; [] when a card seems missed but is not found (the hand taking this card may
+        still hide it); None when nothing seems missed."""
+        expected, p = view.expected_pile, h.source
+        if expected is None or p is None or p == expected or self._last_put is None or h.card is None \
+                or view.in_hand is not None:
+            return None  # (a card the referee still holds was not put down: not this case)
+        lifted = min([h.first_frame] + [x.frame for x in h.sightings[:1]])
+        # since the last card known when put down: a card put down unread (9034's 2S beneath 2) came after
+        since = self._last_put if self._last_read_put is None else min(self._last_put, self._last_read_put)
+        first = self.stack_looks.first_settled(expected)
+        if first is not None and since < first < lifted:
+            since = first  # the game's first card: the stack's first settled look
+        there = self.stack_looks.change_since(expected, since, lifted)
+        if there is None or there < STACK_TAKEN:
+            return None
+        looks = [d for d in (self.last_detections,) if d is not None]
+        if self.zoom is not None and self._frame is not None:
+            centre = self.layout.centres[p - 1] + 0.5 * self._pile_h(p) * self.layout.outward[p - 1]
+            half = 0.5 * ZOOM_SIDE * self._pile_h(p)
+            looks.append(self.zoom(self._frame, (int(centre[0] - half), int(centre[1] - half),
+                                                 int(centre[0] + half), int(centre[1] + half))))
+        found: dict[Card, tuple[np.ndarray, float]] = {}
+        for d in looks:
+            for i in range(len(d)):
+                card = d.card(i)
+                if not d.face_up[i] or card is None or card == h.card or self._impossible(card, view):
+                    continue
+                centre = d.centres[i].astype(np.float64)
+                if self._beneath(p, centre):
+                    found[card] = (centre, float(min(d.rank_confidence[i], d.suit_confidence[i])))
+        if len(found) != 1:
+            return []  # none read there, or more than one: nothing to go on
+        (card, (centre, conf)), = found.items()
+        self.table.put(TableCard(card, p, "under", centre, index, index))
+        return [Observation(index, t, ["turn", expected], None, "taken unseen"),
+                Observation(index, t, ["see", str(card)], round(conf, 3), "read where it lies"),
+                Observation(index, t, ["place", p, "under"], None, "put down unseen")]
+
+    def _beneath(self, q: int, point: np.ndarray) -> bool:
+        """``point`` could be the centre of a card lying beneath pile ``q``: out along its fan (to one card
+        past those already there), near its axis. Looser than ``_lying_position``: the centre the detector
+        gives a card half under a stack is off by a quarter of a card or so (9034's 2H beneath 2: 0.33
+        out, 0.24 across)."""
+        d = np.asarray(point, np.float64) - self.layout.centres[q - 1]
+        u, hq = self.layout.outward[q - 1], self._pile_h(q)
+        along, across = float(d @ u) / hq, abs(float(d[0] * u[1] - d[1] * u[0])) / hq
+        n_under = sum(1 for tc in self.table.on_pile(q) if tc.side == "under")
+        return 0.15 <= along < 0.3 * (n_under + 1) + 0.6 and across < 0.45
 
     def _source(self, h: _Hand) -> int:
         # a card lifted face down shows its face where it was held: a face-down sighting far from where
@@ -1364,6 +1446,8 @@ class Watcher:
         # where play goes on from here: the stacks' looks since it came to rest (it may be put down
         # only when the next card shows, after that card was taken)
         self._last_put = h.still_from if h.still_at is not None else index
+        if h.card is not None and h.from_table is None:
+            self._last_read_put = self._last_put  # (a table card moved does not move where play is)
         if h.from_table is not None:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
@@ -1390,7 +1474,7 @@ class Watcher:
         if q is None:
             q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
         if h.from_table is None and h.announced and (after or flipping):
-            self._last_put = last.frame
+            self._last_put = self._last_read_put = last.frame
         if h.from_table is not None:
             king = h.from_table
             if view.exchange_possible and king.rank is Rank.KING and (after or flipping):

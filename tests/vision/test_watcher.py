@@ -775,6 +775,44 @@ def test_a_card_unread_in_the_whole_frame_is_read_through_the_zoom():
     assert not any(e[0] == "see" for e, _ in got)
 
 
+def test_a_card_played_unseen_is_found_beneath_the_pile_the_next_card_came_from():
+    """The AD is never read in the whole frame (neither in the hand nor lying beneath 1), so the 5H
+    turned from 1 seems taken out of turn. The stack where play was (4) lost its card too, so the watcher
+    looks beneath 1 through the zoom (the hand card's own zoom is off), reads the AD lying there and
+    reports its turn, reading and place first: the game is followed exactly. Without the zoom nothing
+    reads it and a false wrong-source flag is raised (what this rule removes)."""
+    game = RenderedGame(4, mistakes=0, max_moves=8)
+    missed = Card.parse("AD")
+
+    def blind_ad(frame):
+        d = game.oracle(frame)
+        d = d[np.arange(len(d))]
+        for i in range(len(d)):
+            if d.face_up[i] and d.card(i) == missed:
+                d.rank[i], d.suit[i] = 0, -1
+                d.rank_confidence[i] = d.suit_confidence[i] = 0.3
+        d.rank_probs = d.suit_probs = None
+        return d
+
+    boxes = []
+
+    def zoom(frame, box):
+        boxes.append(box)
+        d = game.oracle(frame)
+        c = d.centres
+        inside = (c[:, 0] >= box[0]) & (c[:, 0] < box[2]) & (c[:, 1] >= box[1]) & (c[:, 1] < box[3])
+        return d[np.nonzero(inside)[0]]
+
+    want = game.expected()
+    assert (["see", "AD"], "ok") in want and (["turn", 1], "ok") in want
+    _, got = _run(game, recognise=blind_ad, zoom=zoom, zoom_hand=False)
+    _assert_same(got, want)
+    pile_1 = game.layout.centres[0]
+    assert boxes and all(b[0] < pile_1[0] < b[2] and b[1] < pile_1[1] < b[3] for b in boxes)
+    _, got = _run(game, recognise=blind_ad)
+    assert (["turn", 1], "WRONG_SOURCE_PILE") in got
+
+
 @pytest.mark.parametrize("side, turned", [("under", False), ("top", True)])
 def test_a_card_lifted_face_down_where_the_hand_card_lay_beneath_is_the_next_card(side, turned):
     """The 3C, read, was last seen lying out beneath pile 3 (then gone: slid under, a sliver showing),
