@@ -61,7 +61,8 @@ def track_cmd(
                                         "(rendered games only: the renderer's true cards)"),
     zoom: bool = typer.Option(False, "--zoom",
                               help="models: look again, closer, at a card in play the whole frame leaves unread "
-                                   "(reads more cards, but made more false flags on rendered games: README)"),
+                                   "(reads more cards, but made more false flags on rendered games: README); "
+                                   "a card that seems to have been played unseen is looked for closer either way"),
 ) -> None:
     """Watch a game of Clock Patience: read each card, judge where it goes, say the next pile."""
     import os

@@ -19,6 +19,10 @@ Events it produces (the referee's forms, :mod:`companion.rules.events`):
   whose top card was taken looks different once the hand has gone): where play is lost its top card
   and the judged stack looks untouched, the card came from where play is. The turn (and the reading
   with it) waits up to ``SOURCE_WAIT`` frames for the stacks to settle; nothing else is reported first.
+  When the stack where play is lost its top card too, a card was played unseen before this one: it is
+  looked for lying beneath the pile this one came from (face up, never reported; through ``zoom``
+  where there is one), for up to ``MISSED_WAIT`` frames, and when read there its own ``turn``,
+  ``see`` and ``place`` come first.
 * ``["place", q, "under"|"top"]``: the hand card lies still at a lying position of pile ``q``.
 * ``["move", card, q, side]``: a card of the table model was picked up and lies still elsewhere.
 * ``["return", q]``: the hand card vanished (turned face down) without being put down face up.
@@ -399,8 +403,10 @@ class Watcher:
         self._last_read_put: int | None = None  # ... the last new card known (read) when put down
         self._held: list[Observation] = []  # a turn and a reading waiting for the stacks (``SOURCE_WAIT``)
         self._held_for: _Hand | None = None
+        self._held_since: int | None = None  # ``_last_put`` when it was held (the card may be put down meanwhile)
         self._holding: bool = False  # the announcement just made waits
         self._seeking: bool = False  # ... while a card played unseen before it is looked for
+        self._announced: set[Card] = set()  # every card reported read (put back face down or not)
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -439,6 +445,9 @@ class Watcher:
         in the hand: its turn (and its reading, when known) is not reported again."""
         self._to_find = dict(face_up)
         self._resumed = (in_hand, source) if source is not None else None
+        self._announced.update(face_up)
+        if in_hand is not None:
+            self._announced.add(in_hand)
 
     # -- per frame ---------------------------------------------------------------------------------
     def update(self, frame: Any, view: GameView | None = None) -> list[Observation]:
@@ -490,12 +499,15 @@ class Watcher:
                 hold, out = out[-2:], out[:-2]
         if self._held:
             turn = self._held[0]
-            pile, decided = self._source_by_stacks(turn.event[1], self._held_for)
+            pile, decided = self._source_by_stacks(turn.event[1], self._held_for, self._held_since)
             h = self._held_for
             found: list[Observation] = []
             if self._seeking and looked and h is not None and self.hand is h and self._view is not None:
                 h.source = pile
-                found = self._missed_card(h, turn.frame, turn.time_s, self._view) or []
+                found = self._missed_card(h, turn.frame, turn.time_s, self._view, self._held_since) or []
+            expected = self._view.expected_pile if self._view is not None else None
+            if decided and pile == expected:
+                self._seeking = False  # the stacks say it came from where play is: nothing was missed
             wait = MISSED_WAIT if self._seeking else SOURCE_WAIT
             if found or (decided and not self._seeking) or force or out or hold is not None \
                     or self.hand is not h or index - turn.frame >= wait:
@@ -506,7 +518,7 @@ class Watcher:
                     h.source = pile
                 out = found + held + out
         if hold is not None:
-            self._held, self._held_for = hold, self.hand
+            self._held, self._held_for, self._held_since = hold, self.hand, self._last_put
         return out
 
     def _zoomed(self, frame: Any, dets: Detections) -> Detections:
@@ -1255,6 +1267,7 @@ class Watcher:
         if h.card is None or h.announced or h.from_table is not None:
             return []
         h.announced = True
+        self._announced.add(h.card)
         out = []
         if self._resumed is not None:
             known, src = self._resumed
@@ -1279,7 +1292,8 @@ class Watcher:
         out.append(Observation(index, t, ["see", str(h.card)], round(h.confidence, 3), "read in the hand"))
         return out
 
-    def _missed_card(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation] | None:
+    def _missed_card(self, h: _Hand, index: int, t: float, view: GameView,
+                     last_put: int | None = None) -> list[Observation] | None:
         """A card turned from a pile away from where play is, while the stack where play is lost its top
         card too since the last card came to rest: a card was taken there and put down unseen (too small
         or blurred to read in the hand), most likely beneath the pile this one came from. It is looked for
@@ -1290,12 +1304,13 @@ class Watcher:
         three observations; [] when a card seems missed but is not found (the hand taking this card may
         still hide it); None when nothing seems missed."""
         expected, p = view.expected_pile, h.source
-        if expected is None or p is None or p == expected or self._last_put is None or h.card is None \
+        last_put = self._last_put if last_put is None else last_put
+        if expected is None or p is None or p == expected or last_put is None or h.card is None \
                 or view.in_hand is not None:
             return None  # (a card the referee still holds was not put down: not this case)
         lifted = min([h.first_frame] + [x.frame for x in h.sightings[:1]])
         # since the last card known when put down: a card put down unread (9034's 2S beneath 2) came after
-        since = self._last_put if self._last_read_put is None else min(self._last_put, self._last_read_put)
+        since = last_put if self._last_read_put is None else min(last_put, self._last_read_put)
         first = self.stack_looks.first_settled(expected)
         if first is not None and since < first < lifted:
             since = first  # the game's first card: the stack's first settled look
@@ -1312,8 +1327,9 @@ class Watcher:
         for d in looks:
             for i in range(len(d)):
                 card = d.card(i)
-                if not d.face_up[i] or card is None or card == h.card or self._impossible(card, view):
-                    continue
+                if not d.face_up[i] or card is None or card == h.card or self._impossible(card, view) \
+                        or card in self._announced:
+                    continue  # (one reported before and put back since is not a card played unseen: 9015's 2S)
                 centre = d.centres[i].astype(np.float64)
                 if self._beneath(p, centre):
                     found[card] = (centre, float(min(d.rank_confidence[i], d.suit_confidence[i])))
@@ -1321,6 +1337,7 @@ class Watcher:
             return []  # none read there, or more than one: nothing to go on
         (card, (centre, conf)), = found.items()
         self.table.put(TableCard(card, p, "under", centre, index, index))
+        self._announced.add(card)
         return [Observation(index, t, ["turn", expected], None, "taken unseen"),
                 Observation(index, t, ["see", str(card)], round(conf, 3), "read where it lies"),
                 Observation(index, t, ["place", p, "under"], None, "put down unseen")]
@@ -1387,18 +1404,21 @@ class Watcher:
             return raw
         return q
 
-    def _source_by_stacks(self, source: int, h: _Hand | None) -> tuple[int, bool]:
+    def _source_by_stacks(self, source: int, h: _Hand | None, since: int | None = None) -> tuple[int, bool]:
         """The pile a card was taken from, checked against the stacks' looks (``StackLooks``) since the
         last card came to rest: a source judged away from where play is, while the stack where play is
         lost its top card and the judged one looks untouched, was where play is (9025 at 1080p: a card
         read only after it was put down was judged taken from the pile it lay at; the stack of 9 it was
-        taken from had changed, that of 6 not). Returns the pile and whether the looks decided it."""
+        taken from had changed, that of 6 not). Returns the pile and whether the looks decided it.
+        ``since``: the frame the looks are compared from (default: the last card put down came to rest;
+        a held turn keeps the one it was held with, as the card itself may be put down meanwhile)."""
         expected = self._view.expected_pile if self._view is not None else None
-        if expected is None or source == expected or self._last_put is None or h is None:
+        since = self._last_put if since is None else since
+        if expected is None or source == expected or since is None or h is None:
             return source, True
         lifted = min([h.first_frame] + [x.frame for x in h.sightings[:1]])  # off its stack when its face first showed
-        there = self.stack_looks.change_since(expected, self._last_put, lifted)
-        judged = self.stack_looks.change_since(source, self._last_put, lifted)
+        there = self.stack_looks.change_since(expected, since, lifted)
+        judged = self.stack_looks.change_since(source, since, lifted)
         if there is not None and judged is not None:
             taken_there = there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)
             return (expected if taken_there else source), True
