@@ -372,6 +372,27 @@ def _sighting(w: Watcher, frame: int, pile: int, along: float, both: bool, card:
     return _Sighting(frame, frame / 30, card, 0.99 if card else 0.2, c, w.geometry.pile_size_at(pile, c), 0.0, both)
 
 
+def test_a_held_turn_is_judged_from_the_stacks_as_they_were_when_it_was_held():
+    """A turn judged at 4, away from where play is (13), waits for the stacks. Compared from frame 100
+    (the last card put down before it was held) the centre lost its card and 4 did not: taken from the
+    centre. The card is then put down itself (frame 200): compared from there nothing changed anywhere,
+    which must not decide it for 4 (9042's 4C, TD and 6C)."""
+    from companion.vision.watcher import Observation, _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=120)
+    h.card = Card.parse("5S")
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: \
+        (15.0 if pile == 13 and frame < 110 else 0.5)
+    w._last_put = 200
+    assert w._source_by_stacks(4, h, since=100) == (13, True)
+    assert w._source_by_stacks(4, h) == (4, True)  # from after its own placement: nothing shows
+    w.hand = h
+    w._held = [Observation(130, 4.3, ["turn", 4]), Observation(130, 4.3, ["see", "5S"])]
+    w._held_for, w._held_since = h, 100
+    out = w._release([], 210)
+    assert [o.event for o in out] == [["turn", 13], ["see", "5S"]]
+
+
 @pytest.mark.parametrize("both, source", [(True, 9), (False, 8)])
 def test_a_card_first_seen_held_by_a_stack_was_turned_there(both, source):
     """First seen by pile 9's stack (0.28 card heights out) and shown there with both indices, a card
