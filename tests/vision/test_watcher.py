@@ -761,12 +761,15 @@ def test_a_second_turn_held_back_lets_the_first_out_before_it():
     assert [o.event for o in w.finish(19, 0.7)][:2] == [["turn", 8], ["see", "7D"]]
 
 
-def _blind(recognise):
-    """No face-up card ever read (rank and suit unknown), as a whole frame shrunk for the detector
-    leaves a small card unread."""
+def _blind(recognise, only: Card | None = None):
+    """No face-up card (or only the card ``only``) ever read (rank and suit unknown), as a whole frame
+    shrunk for the detector leaves a small card unread."""
     def run(frame):
-        d = recognise(frame)[np.arange(len(recognise(frame)))]
-        up = d.face_up
+        d = recognise(frame)
+        d = d[np.arange(len(d))]
+        up = d.face_up.copy()
+        if only is not None:
+            up &= np.array([d.card(i) == only for i in range(len(d))], bool)
         d.rank[up], d.suit[up] = 0, -1
         d.rank_confidence[up] = d.suit_confidence[up] = 0.3
         d.rank_probs = d.suit_probs = None
@@ -774,20 +777,24 @@ def _blind(recognise):
     return run
 
 
-def test_a_card_unread_in_the_whole_frame_is_read_through_the_zoom():
-    """The whole frame never reads a face-up card; a closer look at the part of the frame around the card
-    in play does (here the true cards whose centre lies in that part). With it the game is followed
-    exactly; without it no card is read. (A card moved from the table is not looked at again: no mistakes.)"""
-    game = RenderedGame(4, mistakes=0, max_moves=8)
-    boxes = []
-
+def _oracle_zoom(game: RenderedGame, boxes: list):
+    """A zoom that reads the true visible cards whose centre lies in the box (and keeps the boxes)."""
     def zoom(frame, box):
         boxes.append(box)
         d = game.oracle(frame)
         c = d.centres
         inside = (c[:, 0] >= box[0]) & (c[:, 0] < box[2]) & (c[:, 1] >= box[1]) & (c[:, 1] < box[3])
         return d[np.nonzero(inside)[0]]
+    return zoom
 
+
+def test_a_card_unread_in_the_whole_frame_is_read_through_the_zoom():
+    """The whole frame never reads a face-up card; a closer look at the part of the frame around the card
+    in play does (here the true cards whose centre lies in that part). With it the game is followed
+    exactly; without it no card is read. (A card moved from the table is not looked at again: no mistakes.)"""
+    game = RenderedGame(4, mistakes=0, max_moves=8)
+    boxes: list = []
+    zoom = _oracle_zoom(game, boxes)
     _, got = _run(game, recognise=_blind(game.oracle), zoom=zoom)
     _assert_same(got, game.expected())
     side = boxes[0][2] - boxes[0][0]
@@ -803,27 +810,9 @@ def test_a_card_played_unseen_is_found_beneath_the_pile_the_next_card_came_from(
     reports its turn, reading and place first: the game is followed exactly. Without the zoom nothing
     reads it and a false wrong-source flag is raised (what this rule removes)."""
     game = RenderedGame(4, mistakes=0, max_moves=8)
-    missed = Card.parse("AD")
-
-    def blind_ad(frame):
-        d = game.oracle(frame)
-        d = d[np.arange(len(d))]
-        for i in range(len(d)):
-            if d.face_up[i] and d.card(i) == missed:
-                d.rank[i], d.suit[i] = 0, -1
-                d.rank_confidence[i] = d.suit_confidence[i] = 0.3
-        d.rank_probs = d.suit_probs = None
-        return d
-
-    boxes = []
-
-    def zoom(frame, box):
-        boxes.append(box)
-        d = game.oracle(frame)
-        c = d.centres
-        inside = (c[:, 0] >= box[0]) & (c[:, 0] < box[2]) & (c[:, 1] >= box[1]) & (c[:, 1] < box[3])
-        return d[np.nonzero(inside)[0]]
-
+    blind_ad = _blind(game.oracle, only=Card.parse("AD"))
+    boxes: list = []
+    zoom = _oracle_zoom(game, boxes)
     want = game.expected()
     assert (["see", "AD"], "ok") in want and (["turn", 1], "ok") in want
     _, got = _run(game, recognise=blind_ad, zoom=zoom, zoom_hand=False)
