@@ -551,9 +551,7 @@ class Watcher:
         unread = nearest([i for i in up if dets.card(i) is None], centre, 1.5 * self.h)
         if unread is not None:
             centre = dets.centres[unread].astype(np.float64)
-        half = 0.5 * ZOOM_SIDE * self.h
-        box = (int(centre[0] - half), int(centre[1] - half), int(centre[0] + half), int(centre[1] + half))
-        z = self.zoom(frame, box)
+        z = self.zoom(frame, _square(centre, ZOOM_SIDE * self.h))
         found = [j for j in range(len(z)) if z.face_up[j] and wanted(z.card(j))]
         if not found:
             return dets
@@ -1308,7 +1306,7 @@ class Watcher:
         if expected is None or p is None or p == expected or last_put is None or h.card is None \
                 or view.in_hand is not None:
             return None  # (a card the referee still holds was not put down: not this case)
-        lifted = min([h.first_frame] + [x.frame for x in h.sightings[:1]])
+        lifted = _lifted(h)
         # since the last card known when put down: a card put down unread (9034's 2S beneath 2) came after
         since = last_put if self._last_read_put is None else min(last_put, self._last_read_put)
         first = self.stack_looks.first_settled(expected)
@@ -1320,9 +1318,7 @@ class Watcher:
         looks = [d for d in (self.last_detections,) if d is not None]
         if self.zoom is not None and self._frame is not None:
             centre = self.layout.centres[p - 1] + 0.5 * self._pile_h(p) * self.layout.outward[p - 1]
-            half = 0.5 * ZOOM_SIDE * self._pile_h(p)
-            looks.append(self.zoom(self._frame, (int(centre[0] - half), int(centre[1] - half),
-                                                 int(centre[0] + half), int(centre[1] + half))))
+            looks.append(self.zoom(self._frame, _square(centre, ZOOM_SIDE * self._pile_h(p))))
         found: dict[Card, tuple[np.ndarray, float]] = {}
         for d in looks:
             for i in range(len(d)):
@@ -1416,7 +1412,7 @@ class Watcher:
         since = self._last_put if since is None else since
         if expected is None or source == expected or since is None or h is None:
             return source, True
-        lifted = min([h.first_frame] + [x.frame for x in h.sightings[:1]])  # off its stack when its face first showed
+        lifted = _lifted(h)
         there = self.stack_looks.change_since(expected, since, lifted)
         judged = self.stack_looks.change_since(source, since, lifted)
         if there is not None and judged is not None:
@@ -1520,6 +1516,17 @@ class Watcher:
             self.fd_recent = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
+
+def _lifted(h: _Hand) -> int:
+    """The frame a hand card was off its stack: when it (or its face) was first seen."""
+    return min([h.first_frame] + [x.frame for x in h.sightings[:1]])
+
+
+def _square(centre: np.ndarray, side: float) -> tuple[int, int, int, int]:
+    """The box (x0, y0, x1, y1) of a square ``side`` pixels wide around ``centre`` (for ``zoom``)."""
+    half = 0.5 * side
+    return int(centre[0] - half), int(centre[1] - half), int(centre[0] + half), int(centre[1] + half)
+
 
 def _aspects(quads: np.ndarray) -> np.ndarray:
     """Short side over long side of each quad (mean of opposite sides)."""
