@@ -87,6 +87,10 @@ SOURCE_WAIT = 24
 # a turn that follows a card seemingly played unseen waits up to this many frames while that card is
 # looked for where this one was taken (the hand taking it hides it at first)
 MISSED_WAIT = 45
+# an unread hand card that stayed within PHANTOM_REACH card heights of one place (four looks in five) for
+# PHANTOM_LOOKS looks, while another card is read elsewhere, was the detector's phantom (see _phantom_hand)
+PHANTOM_LOOKS = 5
+PHANTOM_REACH = 0.15
 # a card in play that no look has read is looked at again through ``zoom``: a square this many card
 # heights wide around it, which the detector sees at its full input size rather than as a corner of the
 # whole frame shrunk (9034 at 1080p: a 3C carried sideways and slid beneath 3, never found in the whole
@@ -407,6 +411,7 @@ class Watcher:
         self._holding: bool = False  # the announcement just made waits
         self._seeking: bool = False  # ... while a card played unseen before it is looked for
         self._announced: set[Card] = set()  # every card reported read (put back face down or not)
+        self._phantoms: list[np.ndarray] = []  # where an unread shape that never moved was taken for a hand card
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -748,7 +753,8 @@ class Watcher:
                 # turning over (foreshortened: its size says nothing of its height) close by a stack
                 self.fd_recent.append((index, k + 1, centres[i].copy()))
         # 3. the hand card, and maybe the next one
-        cand = [i for i in up if i not in explained]
+        # (never an unread shape where the detector's phantom was found: see _phantom_hand)
+        cand = [i for i in up if i not in explained and not self._at_phantom(reads[i], centres[i])]
         h = self.hand
         mine: int | None = None
         if h is not None and cand:
@@ -809,6 +815,14 @@ class Watcher:
                 self.layout.centres - hd.last.centre, axis=1))) + 1
             hd.lying_at = (q, "under")
             out += self._place(hd, index, t, "newcard")
+        ghost = self._phantom_hand(self.hand, others, reads, centres, view) if self.hand is not None else None
+        if ghost is not None:
+            # the hand card was never read and never moved, and a card is read elsewhere: it was the
+            # detector's phantom (9039: a shape on the striped cloth by pile 9, there from the first
+            # frame, when nothing had moved yet, held the place of the hand card for 440 frames and
+            # hid the first seven cards played). Forget it, and never start a hand card there again.
+            self._phantoms.append(ghost)
+            self.hand = None
         if self.hand is None:
             # an unread face-up shape off every lying place with nothing moving by it is the detector's
             # phantom (a striped cloth), not a card in a hand: it starts no hand (9015: one beside pile
@@ -853,6 +867,31 @@ class Watcher:
         if self._lying_position(_Sighting(index, t, None, read[1], centre, height)) is not None:
             return False
         return not self._moving_near(centre, 0.6 * self.h)
+
+    def _at_phantom(self, read: tuple[Card | None, float], centre: np.ndarray) -> bool:
+        """Unread where the detector's phantom was found before (``_phantom_hand``): the same phantom,
+        whether or not a hand moves by it."""
+        return read[0] is None and any(
+            float(np.linalg.norm(centre - c)) < 2 * PHANTOM_REACH * self.h for c in self._phantoms)
+
+    def _phantom_hand(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
+                      view: GameView) -> np.ndarray | None:
+        """The hand card was never read, never reported and never moved in ``PHANTOM_LOOKS`` looks (four
+        in five within ``PHANTOM_REACH`` of where it mostly was, the first of them too: it appeared there), and
+        another card is read, as one that can be new, well away from it: a real card is carried from
+        its pile, and the next card comes after it, so the first was the detector's phantom. Returns
+        where it was, or None."""
+        if h.card is not None or h.announced or h.from_table is not None or len(h.sightings) < PHANTOM_LOOKS:
+            return None
+        at = np.median(np.array([s.centre for s in h.sightings]), axis=0)
+        near = sum(float(np.linalg.norm(s.centre - at)) < PHANTOM_REACH * self.h for s in h.sightings)
+        if near < 0.8 * len(h.sightings):  # (the detector's scatter may put one look in five further off)
+            return None
+        if float(np.linalg.norm(h.sightings[0].centre - at)) >= PHANTOM_REACH * self.h:
+            return None  # it came there: a card played unread, carried and put down (9025's 9C, beneath 9)
+        read_away = any(reads[i][0] is not None and not self._impossible(reads[i][0], view)
+                        and float(np.linalg.norm(centres[i] - at)) > 0.5 * self.h for i in others)
+        return at if read_away else None
 
     def _beneath_seen_stack(self, s: _Sighting, pile: int, side: str) -> bool:
         """Beside pile ``pile``'s stack, sized like a card held up, but the stack shows whole, the card's
@@ -1415,6 +1454,13 @@ class Watcher:
         lifted = _lifted(h)
         there = self.stack_looks.change_since(expected, since, lifted)
         judged = self.stack_looks.change_since(source, since, lifted)
+        if h.card is not None and source == h.card.home_pile and there is not None and there >= STACK_TAKEN:
+            # judged taken from its own pile, while the stack where play is lost its top card: the card
+            # was carried there unread to be put beneath it, which changes (or hides) that stack as a
+            # card taken from it would, so that stack says nothing (9042's 4C: the centre lost a card,
+            # 17.2 grey levels, and pile 4 changed as the 4C went beneath it; 9014's 9S and 4S: their
+            # own stacks hidden by the hand, 7.5 and 4.7 where play was)
+            return expected, True
         if there is not None and judged is not None:
             taken_there = there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)
             return (expected if taken_there else source), True
@@ -1513,6 +1559,18 @@ class Watcher:
                 # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
                 c = self._ground(self._fd_last[1], self._fd_last[2])
                 q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
+            if h.card is not None and h.source is not None and h.source != q == h.card.home_pile:
+                # "put back face down" at its own pile, not at the one it came from, is no mistake a
+                # player makes: it slid beneath its pile unseen, and the face-down card seen there
+                # just after is the next one taken from it (14 of the 30 false "return" flags in the
+                # fourteen 1080p dev games were at the card's own pile; 12 of those cards had truly
+                # been put beneath it)
+                keep = [x for x in self.fd_recent if x[0] > last.frame + 20]
+                h.lying_at = (q, "under")
+                out = self._place(h, index, t, "vanished")
+                self.fd_recent = deque(keep, maxlen=12)
+                self._last_put = self._last_read_put = last.frame
+                return out
             self.fd_recent = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting

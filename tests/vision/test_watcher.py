@@ -485,6 +485,40 @@ def test_an_unread_shape_off_every_pile_with_nothing_moving_starts_no_hand(where
     assert w.hand is not None
 
 
+def _with_phantom(recognise, point, size: float):
+    """Every look also finds an unread face-up shape at ``point``, as a detector may on a striped cloth."""
+    def run(frame):
+        d = recognise(frame)
+        x, y = float(point[0]), float(point[1])
+        long_, short = size / math.sqrt(0.714), size * math.sqrt(0.714)
+        quad = [(x - short / 2, y - long_ / 2), (x + short / 2, y - long_ / 2), (x + short / 2, y + long_ / 2),
+                (x - short / 2, y + long_ / 2)]
+        ghost = Detections.from_rows([(quad, (x - 6, y - long_ / 2, x + 6, y - long_ / 2 + 16), 0, -1,
+                                       0.2, 0.2, True, 0.0)])
+        return Detections.concat([d, ghost])
+    return run
+
+
+def test_an_unread_shape_there_from_the_first_frame_is_dropped_as_a_phantom(monkeypatch):
+    """An unread face-up shape lies between two piles from the first frame on (9039 at 1080p: on the
+    striped cloth by pile 9). Nothing had moved yet, so it was taken for a card in a hand, and, never
+    read and never moving, it held that place while the first cards were played and read elsewhere.
+    Once a card is read away from it, it is dropped as the detector's phantom and the game is followed
+    exactly; without that rule not one card is reported."""
+    import companion.vision.watcher as wm
+    game = RenderedGame(4, mistakes=0, max_moves=8)
+    lay = game.layout
+    a, b = lay.centres[8], lay.centres[9]  # piles 9 and 10: half way between, a little further out
+    at = (a + b) / 2 + 0.4 * lay.card_h * (lay.outward[8] + lay.outward[9]) / 2
+    ghostly = _with_phantom(game.oracle, at, 0.85 * lay.card_h)
+    want = game.expected()
+    _, got = _run(game, recognise=ghostly)
+    _assert_same(got, want)
+    monkeypatch.setattr(wm, "PHANTOM_LOOKS", 10 ** 6)
+    _, got = _run(game, recognise=ghostly)
+    assert got != want
+
+
 def test_detector_noise_starts_from_the_recognisers_own_figure():
     """Before any placed card has been measured, the recogniser's figure (``Detections.meta``) sets the
     tolerances; once enough are measured, what was measured counts; without a figure (the exact
@@ -692,6 +726,21 @@ def test_a_source_away_from_play_is_checked_against_the_stacks(taken, hand_over,
     assert w._source_by_stacks(8, h) == (8, True), "a source where play is is never questioned"
 
 
+@pytest.mark.parametrize("taken, hand_over, code, want", [
+    (8, 9, "5S", (9, False)),  # a 5S: the hand over 9 may be where it was taken; wait
+    (8, 9, "9S", (8, True)),   # a 9S, going beneath its own pile (the hand there): taken where play is
+    (8, None, "9S", (8, True)),
+    (9, None, "9S", (9, True)),  # 8 untouched, 9 lost its top card: a 9S truly taken out of turn at 9
+])
+def test_a_card_judged_taken_from_its_own_pile_was_carried_there(taken, hand_over, code, want):
+    """A card judged taken from 9 (first seen there) while play is at 8. A 9S is put beneath 9, which
+    changes or hides that stack as a card taken from it would: when 8 lost its top card, the 9S was
+    carried from 8 (9042's 4C, 9014's 9S). Only where play is untouched does its own pile stay the source."""
+    w, h = _taken_from(taken, hand_over, frames=16)
+    h.card = Card.parse(code)
+    assert w._source_by_stacks(9, h) == want
+
+
 def test_a_turn_waiting_for_the_stacks_comes_out_first_and_amended():
     """A turn judged away from play that the stacks cannot yet settle is held back (the reading with
     it); it comes out, amended, when the stacks decide, before anything else, or after SOURCE_WAIT."""
@@ -838,3 +887,25 @@ def test_a_card_lifted_face_down_where_the_hand_card_lay_beneath_is_the_next_car
     w.fd_recent.extend([(14, 3, stack), (17, 3, stack)])
     w._fd_now = False
     assert w._turned_down_here(h) is turned
+
+
+@pytest.mark.parametrize("code, source, event", [
+    ("3C", 13, ["place", 3, "under"]),  # at its own pile, away from its source: slid beneath it unseen
+    ("5S", 3, ["return", 3]),           # back where it was taken from: put back face down
+    ("5S", 13, ["return", 3])])         # at neither: a mistake the referee flags
+def test_a_card_gone_face_down_at_its_own_pile_went_beneath_it(code, source, event):
+    """A read card is lost from sight on pile 3's stack while the next card is read elsewhere. Seen last at
+    its own pile, not the one it came from, it went beneath that pile unseen (no player puts a card back
+    face down there: 12 of the 14 such "returns" in the 1080p dev games were cards truly put beneath);
+    at the pile it came from, or at a third pile, it was turned face down there."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=3)
+    h = _Hand(first_frame=1)
+    s = _sighting(w, 10, 3, 0.0, False, Card.parse(code))
+    h.sightings, h.card, h.announced, h.source = [s], Card.parse(code), True, source
+    h.missing = 6
+    w.hand = h
+    out = w._vanished(h, 30, 1.0, w._view, force=True)
+    assert [o.event for o in out] == [event]
+    assert w.hand is None
+    assert (Card.parse(code) in w.table.cards) is (event[0] == "place")
