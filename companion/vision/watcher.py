@@ -1037,6 +1037,7 @@ class Watcher:
         # its way onto a stack, 0.19 out, was taken for one slid beneath: seed 8506)
         lifted = pos is not None and s.height > p.lifted * self.geometry.pile_size_at(pos[0], s.centre) \
             and not self._beneath_seen_stack(s, *pos)
+        left_before = h.left_source
         if h.source is not None and not h.left_source:
             g = self._ground(s.centre, s.height)
             src = self.layout.centres[h.source - 1]
@@ -1055,6 +1056,12 @@ class Watcher:
         crept = h.still_at is not None and float(np.linalg.norm(s.centre - h.still_at)) / self.h >= p.still_tolerance
         stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and \
             (h.lying_at is None or h.lying_at[0] == pos[0])
+        if h.lying_at is not None and not stays and h.from_table is None and h.lying_at[1] == "top" \
+                and h.lying_at[0] == h.source and not left_before and h.lying_reads < p.side_wait:
+            # shown a moment on top of the stack it was just turned over at, then carried off: it was
+            # never put down there (9037's 7S, 9014's 9C, 9038's TH at 1080p: "put on top" of their own
+            # pile, flagged, then moved to where they went)
+            h.lying_at = None
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
                 and not self._exchanging(h):
             # it lay at a pile and moves again: it was put down there, and is being picked up
@@ -1092,8 +1099,11 @@ class Watcher:
                 h.lying_reads += 1  # side_wait counts regular looks
             # beneath, far out, or close to the stack while the stack shows: put down now; close to the
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
-            if pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2 or h.lying_reads >= p.side_wait \
-                    or self._side_by_place(pos[0], s.centre, h) is not None:
+            # (on top of the stack it was just turned over at, only once it has lain there side_wait looks:
+            # the card itself hides that stack while it is shown there)
+            if h.lying_reads >= p.side_wait or not at_source and (
+                    pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2
+                    or self._side_by_place(pos[0], s.centre, h) is not None):
                 if not (self._exchanging(h) and h.lying_reads < 4 * p.side_wait):
                     out += self._try_place(h, index, t)
         return out
@@ -1454,12 +1464,14 @@ class Watcher:
         lifted = _lifted(h)
         there = self.stack_looks.change_since(expected, since, lifted)
         judged = self.stack_looks.change_since(source, since, lifted)
-        if h.card is not None and source == h.card.home_pile and there is not None and there >= STACK_TAKEN:
+        if h.card is not None and source == h.card.home_pile and there is not None and there >= STACK_TAKEN \
+                and (judged is None or judged <= there):
             # judged taken from its own pile, while the stack where play is lost its top card: the card
             # was carried there unread to be put beneath it, which changes (or hides) that stack as a
-            # card taken from it would, so that stack says nothing (9042's 4C: the centre lost a card,
-            # 17.2 grey levels, and pile 4 changed as the 4C went beneath it; 9014's 9S and 4S: their
-            # own stacks hidden by the hand, 7.5 and 4.7 where play was)
+            # card taken from it would, so that stack says little (9014's 9S and 4S at 1080p: their own
+            # stacks hidden by the hand, 7.5 and 4.7 where play was). Unless its own changed more: a hand
+            # sweeping over both (8937 at 640x360: a 3S turned out of turn at 3 and put back, 60.3 there,
+            # 53.1 where play was, 43.9 at pile 2, untouched)
             return expected, True
         if there is not None and judged is not None:
             taken_there = there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)

@@ -593,6 +593,30 @@ def test_a_card_just_turned_over_on_its_own_stack_must_lie_still_longer():
     assert w.hand.lying_at == (13, "top")
 
 
+@pytest.mark.parametrize("looks, placed", [(3, False), (8, True)])
+def test_a_card_shown_on_its_own_stack_then_carried_off_was_never_put_there(looks, placed):
+    """Turned over at the centre and shown there, still for a few looks, then carried off towards pile 9:
+    it was never put on top of the centre (9037's 7S at 1080p was, and flagged). Lying there for
+    ``side_wait`` looks or more, it was put there (a mistake, on top), and is then moved."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    nine = Card.parse("9D")
+    at = w.layout.centres[12].copy()
+    out = []
+    f = 1
+    for _ in range(looks):
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, nine)]), view)
+        f += 3
+    assert any(o.event[0] == "place" for o in out) is placed
+    if placed:
+        return
+    assert w.hand.lying_at == (13, "top")
+    towards = at + 0.5 * (w.layout.centres[8] - at)
+    out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, towards, nine)]), view)
+    assert not any(o.event[0] == "place" for o in out)
+    assert w.hand is not None and w.hand.card == nine and w.hand.lying_at is None
+
+
 def test_a_card_sized_like_one_held_up_lies_beneath_a_stack_that_shows_whole():
     """Out in pile 3's fan, 1.3 times the size of a lying card (the detector sizes a card mostly covered
     by the stack too big): it lies beneath when the stack shows whole, its inner index does not and
@@ -739,6 +763,21 @@ def test_a_card_judged_taken_from_its_own_pile_was_carried_there(taken, hand_ove
     w, h = _taken_from(taken, hand_over, frames=16)
     h.card = Card.parse(code)
     assert w._source_by_stacks(9, h) == want
+
+
+@pytest.mark.parametrize("where_play_is, its_own, want", [(53.1, 60.3, 9), (17.2, 9.0, 8)])
+def test_a_card_whose_own_stack_changed_more_was_taken_there(where_play_is, its_own, want):
+    """Both stacks changed: a 9S whose own stack (9) changed more than the one where play is (8) was taken
+    at 9 out of turn, a hand sweeping over both (8937 at 640x360: a 3S turned at 3 and put back, 60.3
+    grey levels there, 53.1 where play was); changed less, it was carried to 9 from 8."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    w._last_put = 5
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: \
+        {8: where_play_is, 9: its_own}.get(pile, 0.0)
+    h = _Hand(first_frame=10)
+    h.card = Card.parse("9S")
+    assert w._source_by_stacks(9, h) == (want, True)
 
 
 def test_a_turn_waiting_for_the_stacks_comes_out_first_and_amended():
