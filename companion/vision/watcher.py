@@ -868,6 +868,11 @@ class Watcher:
             return False
         return not self._moving_near(centre, 0.6 * self.h)
 
+    @staticmethod
+    def _home_is(h: _Hand, pile: int | None) -> bool:
+        """The hand card is known, and ``pile`` is the pile of its rank."""
+        return h.card is not None and h.card.home_pile == pile
+
     def _at_phantom(self, read: tuple[Card | None, float], centre: np.ndarray) -> bool:
         """Unread where the detector's phantom was found before (``_phantom_hand``): the same phantom,
         whether or not a hand moves by it."""
@@ -1057,10 +1062,12 @@ class Watcher:
         stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and \
             (h.lying_at is None or h.lying_at[0] == pos[0])
         if h.lying_at is not None and not stays and h.from_table is None and h.lying_at[1] == "top" \
-                and h.lying_at[0] == h.source and not left_before and h.lying_reads < p.side_wait:
+                and h.lying_at[0] == h.source and not left_before and h.lying_reads < p.side_wait \
+                and not self._home_is(h, h.source):
             # shown a moment on top of the stack it was just turned over at, then carried off: it was
-            # never put down there (9037's 7S, 9014's 9C, 9038's TH at 1080p: "put on top" of their own
-            # pile, flagged, then moved to where they went)
+            # never put down there (9037's 7S, 9014's 9C, 9038's TH at 1080p: "put on top" of the pile
+            # they came from, flagged, then moved to where they went). (A card of that pile's own rank
+            # may truly be put on top of it, a mistake to flag at once: as before.)
             h.lying_at = None
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
                 and not self._exchanging(h):
@@ -1100,8 +1107,9 @@ class Watcher:
             # beneath, far out, or close to the stack while the stack shows: put down now; close to the
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
             # (on top of the stack it was just turned over at, only once it has lain there side_wait looks:
-            # the card itself hides that stack while it is shown there)
-            if h.lying_reads >= p.side_wait or not at_source and (
+            # the card itself hides that stack while it is shown there; a card of that pile's rank at once)
+            shown = at_source and not self._home_is(h, pos[0])
+            if h.lying_reads >= p.side_wait or not shown and (
                     pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2
                     or self._side_by_place(pos[0], s.centre, h) is not None):
                 if not (self._exchanging(h) and h.lying_reads < 4 * p.side_wait):

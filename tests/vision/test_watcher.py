@@ -617,6 +617,22 @@ def test_a_card_shown_on_its_own_stack_then_carried_off_was_never_put_there(look
     assert w.hand is not None and w.hand.card == nine and w.hand.lying_at is None
 
 
+@pytest.mark.parametrize("code, at_once", [("KD", True), ("9D", False)])
+def test_a_card_of_its_own_piles_rank_shown_on_it_is_put_there_at_once(code, at_once):
+    """A king turned over at the centre and lying there, on top (a mistake: kings go beneath), still, the
+    stack hidden: put there as before, without waiting ``side_wait`` looks (the flag comes at once: 8921
+    at 640x360 waited 300 ms longer for a 9 put on top of 9 when it did). A 9D there waits."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    card = Card.parse(code)
+    at = w.layout.centres[12].copy()
+    out = []
+    for f in (1, 4, 7, 10, 13):
+        _still_frames(w)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)
+    assert (["place", 13, "top"] in [o.event for o in out]) is at_once
+
+
 def test_a_card_sized_like_one_held_up_lies_beneath_a_stack_that_shows_whole():
     """Out in pile 3's fan, 1.3 times the size of a lying card (the detector sizes a card mostly covered
     by the stack too big): it lies beneath when the stack shows whole, its inner index does not and
