@@ -1472,7 +1472,7 @@ class Watcher:
         lifted = _lifted(h)
         there = self.stack_looks.change_since(expected, since, lifted)
         judged = self.stack_looks.change_since(source, since, lifted)
-        if h.card is not None and source == h.card.home_pile and there is not None and there >= STACK_TAKEN \
+        if self._home_is(h, source) and there is not None and there >= STACK_TAKEN \
                 and (judged is None or judged <= there):
             # judged taken from its own pile, while the stack where play is lost its top card: the card
             # was carried there unread to be put beneath it, which changes (or hides) that stack as a
@@ -1579,19 +1579,19 @@ class Watcher:
                 # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
                 c = self._ground(self._fd_last[1], self._fd_last[2])
                 q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
-            if h.card is not None and h.source is not None and h.source != q == h.card.home_pile:
+            keep = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
+            if self._home_is(h, q) and h.source not in (None, q):
                 # "put back face down" at its own pile, not at the one it came from, is no mistake a
                 # player makes: it slid beneath its pile unseen, and the face-down card seen there
                 # just after is the next one taken from it (14 of the 30 false "return" flags in the
                 # fourteen 1080p dev games were at the card's own pile; 12 of those cards had truly
                 # been put beneath it)
-                keep = [x for x in self.fd_recent if x[0] > last.frame + 20]
                 h.lying_at = (q, "under")
                 out = self._place(h, index, t, "vanished")
-                self.fd_recent = deque(keep, maxlen=12)
+                self.fd_recent = keep
                 self._last_put = self._last_read_put = last.frame
                 return out
-            self.fd_recent = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
+            self.fd_recent = keep
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
 
