@@ -518,6 +518,11 @@ class Watcher:
                     or self.hand is not h or index - turn.frame >= wait:
                 held = self._held
                 self._held, self._held_for, self._seeking = [], None, False
+                if not decided and not found and not any(o.event[0] == "return" for o in out):
+                    # the stacks' final word; not for a card put back face down: held where it was judged
+                    # taken, hiding that stack, and put back there, it was taken there (the GNOME-deck game 3:
+                    # a 9H turned out of turn at 11 and put back, 4.8 grey levels of change where play was)
+                    pile, _ = self._source_by_stacks(turn.event[1], h, self._held_since, final=True)
                 held[0] = replace(turn, event=["turn", pile])
                 if h is not None:
                     h.source = pile
@@ -802,7 +807,7 @@ class Watcher:
         if others and self.hand is not None and self.hand.missing >= p.vanish_reads \
                 and self._put_down_at(self.hand) is None and any(reads[i][0] is not None for i in others):
             # a new card is read while the hand card is gone, never seen put down: it went back face down
-            out += self._vanished(self.hand, index, t, view, force=True)
+            out += self._vanished(self.hand, index, t, view, force=True, new_card=True)
             if self.hand is not None and self.hand.missing >= p.vanish_reads:
                 self.hand = None
         hd = self.hand
@@ -846,6 +851,12 @@ class Watcher:
                     or (reads[i][0] is not None and any(x.card == reads[i][0] for x in o.sightings))):
                 h = self.hand = o  # the card lost from sight a moment ago, found again
                 h.missing = 0
+                if not h.announced and index - o.last.frame > 2 * self.params.moving_every:
+                    # never read, and out of sight a while: where it lay then says nothing of now (9047 at
+                    # 1080p: a shape by the 8H just put beneath 8, lost, "found again" as the KH turned over
+                    # at 8 24 frames later, was put down beneath 8 the moment the KH was read)
+                    h.lying_at, h.lying_since, h.still, h.still_from, h.still_at = None, None, 0, index, None
+                    h.stack_seen = h.stack_hidden = h.lying_reads = 0
             else:
                 h = self.hand = _Hand(first_frame=index)
                 self._passed_orphan = o if o is not None and index - o.last.frame <= 30 else None
@@ -1216,11 +1227,22 @@ class Watcher:
             # taken there, not this one turned down (9034 at 1080p: a 3C slid beneath 3 showing a sliver,
             # judged put back face down on 3 when the TH was lifted from 3)
             here.discard(h.last_pos[0])
-        after = [pl for f, pl, _ in self.fd_recent if f > last.frame and pl in here]
+        after = [pl for _, pl in self._down_after(last) if pl in here]
         # twice; once is enough when it was last seen face up at the pile it was taken from (turned
         # over there and put back at once)
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
+
+    def _down_after(self, last: _Sighting) -> list[tuple[int, int | None]]:
+        """(frame, pile) of the face-down cards seen off the stacks since the hand card's last sighting
+        ``last``; not a shape seen face down at the same place before it, far from where this card was
+        last seen: the detector's recurring false find (9039 at 1080p: one by the centre, seen there before
+        the 3H was read and after it was put beneath 3, two card heights off, was taken for the 3H turned
+        face down at the centre it came from)."""
+        before = [c for f, _, c in self.fd_recent if f <= last.frame]
+        return [(f, pl) for f, pl, c in self.fd_recent if f > last.frame and not (
+            float(np.linalg.norm(c - last.centre)) > self.h
+            and any(float(np.linalg.norm(c - b)) < 0.25 * self.h for b in before))]
 
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""
@@ -1457,21 +1479,24 @@ class Watcher:
             return raw
         return q
 
-    def _source_by_stacks(self, source: int, h: _Hand | None, since: int | None = None) -> tuple[int, bool]:
+    def _source_by_stacks(self, source: int, h: _Hand | None, since: int | None = None,
+                          final: bool = False) -> tuple[int, bool]:
         """The pile a card was taken from, checked against the stacks' looks (``StackLooks``) since the
         last card came to rest: a source judged away from where play is, while the stack where play is
         lost its top card and the judged one looks untouched, was where play is (9025 at 1080p: a card
         read only after it was put down was judged taken from the pile it lay at; the stack of 9 it was
         taken from had changed, that of 6 not). Returns the pile and whether the looks decided it.
         ``since``: the frame the looks are compared from (default: the last card put down came to rest;
-        a held turn keeps the one it was held with, as the card itself may be put down meanwhile)."""
+        a held turn keeps the one it was held with, as the card itself may be put down meanwhile).
+        ``final``: the turn can wait no longer (something else is to be reported, or ``SOURCE_WAIT`` is
+        up): a judged stack never seen settled since, while the one where play is lost its top card, gives
+        the pile where play is (undecided still). (Not when the card is put back face down: see ``_release``.)"""
         expected = self._view.expected_pile if self._view is not None else None
         since = self._last_put if since is None else since
         if expected is None or source == expected or since is None or h is None:
             return source, True
         lifted = _lifted(h)
-        there = self.stack_looks.change_since(expected, since, lifted)
-        judged = self.stack_looks.change_since(source, since, lifted)
+        there, judged = (self._stack_change(k, since, lifted) for k in (expected, source))
         if self._home_is(h, source) and there is not None and there >= STACK_TAKEN \
                 and (judged is None or judged <= there):
             # judged taken from its own pile, while the stack where play is lost its top card: the card
@@ -1489,7 +1514,23 @@ class Watcher:
         if judged is not None and judged < STACK_UNTOUCHED:
             # the judged stack settled since, untouched, while a hand still hides the one where play is
             return expected, True
+        if final and judged is None and there is not None and there >= STACK_TAKEN:
+            # (9042's TD at 1080p: first read at 7 as it was carried from 6 to 10, the stack of 7 hidden by
+            # the hand until the card was put down; 6 had changed by 11 grey levels. Had a card been put
+            # beneath 7 unseen first, as ``_missed_card`` looks for, and not been found, "taken at 7" would
+            # still be a false flag)
+            return expected, False
         return source, False
+
+    def _stack_change(self, pile: int, since: int, lifted: int) -> float | None:
+        """How much the stack of ``pile`` changed since frame ``since`` (``StackLooks.change_since``); for the
+        game's first card, since the stack's first settled look, if that came before the card was lifted
+        (9042 at 1080p: its first card, the 5C, first seen as it was carried to 5, was judged taken there:
+        no stack had a look at frame 0 to compare with)."""
+        first = self.stack_looks.first_settled(pile)
+        if first is not None and since < first < lifted:
+            since = first
+        return self.stack_looks.change_since(pile, since, lifted)
 
     def _try_place(self, h: _Hand, index: int, t: float) -> list[Observation]:
         """The hand card lies still at a pile: put down if known, else ask after a while."""
@@ -1542,16 +1583,29 @@ class Watcher:
         self.table.put(TableCard(h.card, q, side, s.centre.copy(), index, index))
         return [Observation(index, t, ["place", q, side], round(h.confidence, 3), "put down")]
 
-    def _vanished(self, h: _Hand, index: int, t: float, view: GameView, force: bool = False) -> list[Observation]:
-        """The hand card has not been seen for a while: turned face down (returned or exchanged)?"""
+    def _vanished(self, h: _Hand, index: int, t: float, view: GameView, force: bool = False,
+                  new_card: bool = False) -> list[Observation]:
+        """The hand card has not been seen for a while: turned face down (returned or exchanged)?
+        ``new_card``: forced because a new card is read meanwhile."""
         last = h.last
         g = self._ground(last.centre, last.height)
         # the card turned face down: the first face-down card seen off the stacks just after its face
-        after = [pl for f, pl, _ in self.fd_recent if last.frame < f <= last.frame + 20 and pl is not None]
+        after = [pl for f, pl in self._down_after(last) if f <= last.frame + 20 and pl is not None]
         lp = self._pile_at(last.centre) or self._pile_at(g) or 13
         # turning over, or held up (bigger than a card lying there) when last seen
-        flipping = force or self._turning(last, lp) or \
+        shown_turning = self._turning(last, lp) or \
             last.height > self.eff.max_lying_scale * self.geometry.pile_size_at(lp, last.centre)
+        flipping = force or shown_turning
+        if new_card and not after and not shown_turning and h.from_table is None and h.announced \
+                and h.card is not None and h.source is not None:
+            # the next card is read, and nothing says this one was turned face down (no back seen after
+            # its face, not last seen turning or held up): it was put down unseen, beneath its own pile
+            # (9042's TC at 1080p, taken from 10 and put beneath 10, its place never read as lying there:
+            # it was taken for one put back face down at 2, where the next card was carried)
+            h.lying_at = (h.card.home_pile, "under")
+            out = self._place(h, index, t, "vanished")
+            self._last_put = self._last_read_put = last.frame
+            return out
         q = after[0] if after else self._pile_at(g)
         if q is None:
             q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
@@ -1579,6 +1633,12 @@ class Watcher:
                 # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
                 c = self._ground(self._fd_last[1], self._fd_last[2])
                 q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
+            home = h.card.home_pile if h.card is not None else None
+            if home is not None and home in after and h.source not in after:
+                # seen face down at its own pile just after, never at the one it came from: carried there
+                # and slid beneath it (9025's KD at 1080p, seen face down twice at the centre, last a little
+                # nearer 4; 9046's QH, its back seen on the way from 7 to 12: both "returned" to another pile)
+                q = home
             keep = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
             if self._home_is(h, q) and h.source not in (None, q):
                 # "put back face down" at its own pile, not at the one it came from, is no mistake a

@@ -671,6 +671,30 @@ def test_a_card_lost_from_sight_and_found_unread_then_read_is_the_same_card(read
     assert (found.sightings[0].frame == 3) == adopted
 
 
+@pytest.mark.parametrize("gap, placed", [(6, True), (24, False)])
+def test_an_unread_shape_found_again_after_a_while_must_lie_still_again(gap, placed):
+    """An unread shape seen once beneath 8, lost from sight, and found again at the same place ``gap``
+    frames later, then read twice as the KH. Found again soon, it has lain there all along: put down at
+    once when read. Found again after a while, where it lay then says nothing of now (9047 at 1080p: the
+    KH being turned over at 8 was taken for that shape and put beneath 8 the moment it was read)."""
+    w = _clock_watcher(expected=8)
+    view = GameView(expected_pile=8)
+    at8 = w.layout.centres[7] + w.h * 0.5 * w.layout.outward[7]
+    w._observe(3, 3 / 30, Detections.from_rows([_one_up(w, at8, None)]), view)
+    for f in range(4, 3 + gap):
+        w._observe(f, f / 30, Detections.empty(), view)
+    lost = w._orphan
+    assert w.hand is None and lost is not None
+    f = 3 + gap
+    w._observe(f, f / 30, Detections.from_rows([_one_up(w, at8, None)]), view)
+    assert w.hand is lost  # found again
+    out = []
+    for k in (1, 2):
+        out += w._observe(f + k, (f + k) / 30, Detections.from_rows([_one_up(w, at8, Card.parse("KH"))]), view)
+    assert [o.event for o in out][:2] == [["turn", 8], ["see", "KH"]]
+    assert (["place", 8, "under"] in [o.event for o in out]) is placed
+
+
 def _lying_beneath(pile: int, code: str, moving: bool):
     """A watcher with ``code`` lying beneath ``pile`` (play at the next pile), still frames, and a hand
     moving over the card when ``moving``: (watcher, view, the card's place, the card)."""
@@ -781,6 +805,18 @@ def test_a_card_judged_taken_from_its_own_pile_was_carried_there(taken, hand_ove
     assert w._source_by_stacks(9, h) == want
 
 
+@pytest.mark.parametrize("taken, want", [(8, (8, True)), (9, (9, True))])
+def test_the_games_first_card_is_checked_against_the_stacks_first_looks(taken, want):
+    """The game's first card, a 9S first seen at 9 while play is at 8: no stack had a settled look at
+    frame 0 (the first card's "last put" frame), so the stacks' first settled looks are the ones compared
+    (9042 at 1080p: its first card, carried from the centre to 5, was judged taken at 5)."""
+    w, h = _taken_from(taken, None, frames=16)
+    w._last_put = 0
+    h.card = Card.parse("9S")
+    assert w.stack_looks.first_settled(8) > 0  # (so frame 0 has no look of its own)
+    assert w._source_by_stacks(9, h) == want
+
+
 @pytest.mark.parametrize("where_play_is, its_own, want", [(53.1, 60.3, 9), (17.2, 9.0, 8)])
 def test_a_card_whose_own_stack_changed_more_was_taken_there(where_play_is, its_own, want):
     """Both stacks changed: a 9S whose own stack (9) changed more than the one where play is (8) was taken
@@ -810,14 +846,29 @@ def test_a_turn_waiting_for_the_stacks_comes_out_first_and_amended():
         w.stack_looks.update(_clock_frame(w, askew={8: 8}), f)
     out = w._release([], 21)
     assert [o.event for o in out] == [["turn", 8], ["see", "5S"]] and h.source == 8
-    # undecided, then something else to report: the held pair comes out first, as judged
+    # undecided, then something else to report: the held pair comes out first, with the stacks' final
+    # word: 9 never seen settled since the card showed, while 8 lost its top card: taken at 8 (9042's TD)
     w, h = _taken_from(8, 9, frames=16)
     w.hand, w._holding = h, True
     w._release(list(announced), 16)
     later = [Observation(18, 0.6, ["place", 5, "under"])]
-    assert [o.event[0] for o in w._release(list(later), 18)] == ["turn", "see", "place"]
+    assert [o.event for o in w._release(list(later), 18)] == [["turn", 8], ["see", "5S"], ["place", 5, "under"]]
+    # ... but a card put back face down was held where it was judged taken, hiding that stack: taken there
+    # (the GNOME-deck game 3's 9H, turned out of turn at 11 and put back)
+    w, h = _taken_from(8, 9, frames=16)
+    w.hand, w._holding = h, True
+    w._release(list(announced), 16)
+    back = [Observation(18, 0.6, ["return", 9])]
+    assert [o.event for o in w._release(list(back), 18)] == [["turn", 9], ["see", "5S"], ["return", 9]]
     # undecided until SOURCE_WAIT frames have passed
     w, h = _taken_from(8, 9, frames=16)
+    w.hand, w._holding = h, True
+    w._release(list(announced), 16)
+    assert w._release([], 16 + SOURCE_WAIT - 1) == []
+    assert [o.event for o in w._release([], 16 + SOURCE_WAIT)][0] == ["turn", 8]
+    # ... and where play is changed too little to say a card was taken there: as judged
+    w, h = _taken_from(8, 9, frames=16)
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: {8: 3.0}.get(pile)
     w.hand, w._holding = h, True
     w._release(list(announced), 16)
     assert w._release([], 16 + SOURCE_WAIT - 1) == []
@@ -964,3 +1015,77 @@ def test_a_card_gone_face_down_at_its_own_pile_went_beneath_it(code, source, eve
     assert [o.event for o in out] == [event]
     assert w.hand is None
     assert (Card.parse(code) in w.table.cards) is (event[0] == "place")
+
+
+@pytest.mark.parametrize("seen_down_at, held_up, event", [
+    ([], False, ["place", 5, "under"]),  # nothing says it was turned face down: put beneath its pile unseen
+    ([13], False, ["return", 13]),       # its back seen where it came from: put back there
+    ([], True, ["return", 3])])          # last seen held up (turning it over): put back face down
+def test_a_card_gone_when_the_next_is_read_went_beneath_its_pile_unless_seen_turned_down(
+        seen_down_at, held_up, event):
+    """A 5S taken from the centre, last seen lying face up by 3, is gone when the next card is read: with
+    no sign it was turned face down it was put down unseen, beneath its own pile (9042's TC at 1080p,
+    put beneath 10 and taken for one put back face down at 2, where the next card was carried)."""
+    from dataclasses import replace as dc_replace
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=1)
+    s = _sighting(w, 10, 3, 0.0, False, Card.parse("5S"))
+    if held_up:
+        s = dc_replace(s, height=1.4 * s.height)
+    h.sightings, h.card, h.announced, h.source = [s], Card.parse("5S"), True, 13
+    h.missing = 6
+    w.hand = h
+    for k, q in enumerate(seen_down_at):
+        w.fd_recent.append((11 + k, q, w.layout.centres[q - 1].copy()))
+    out = w._vanished(h, 30, 1.0, w._view, force=True, new_card=True)
+    assert [o.event for o in out] == [event]
+    assert w.hand is None
+    assert (Card.parse("5S") in w.table.cards) is (event[0] == "place")
+
+
+@pytest.mark.parametrize("seen_there_before, event", [(True, ["place", 5, "under"]), (False, ["return", 13])])
+def test_a_face_down_shape_seen_there_before_is_not_the_card_turned_down(seen_there_before, event):
+    """A 5S taken from the centre, last seen by 3, is gone when the next card is read; a face-down shape is
+    then seen twice off the centre, two card heights from where the 5S was. Seen at that same place before
+    the 5S was last seen, it is the detector's recurring false find, not the 5S turned face down (9039 at
+    1080p): the 5S went beneath its pile unseen. Never seen there before, it was turned down there."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=1)
+    s = _sighting(w, 10, 3, 0.0, False, Card.parse("5S"))
+    h.sightings, h.card, h.announced, h.source = [s], Card.parse("5S"), True, 13
+    h.missing = 6
+    w.hand = h
+    spot = w.layout.centres[12] + np.array([0.0, -0.5 * w.h])
+    assert float(np.linalg.norm(spot - s.centre)) > 2 * w.h
+    for f in ([5, 8] if seen_there_before else []) + [13, 16]:
+        w.fd_recent.append((f, 13, spot.copy()))
+    w._fd_last = (16, spot.copy(), float(w.h))
+    out = w._vanished(h, 30, 1.0, w._view, force=True, new_card=True)
+    assert [o.event for o in out] == [event]
+
+
+@pytest.mark.parametrize("seen_down_at, last_down_by, event", [
+    ([5, 5], 4, ["place", 5, "under"]),       # face down at its own pile after, never at its source: beneath it
+    ([2, 4, 5, 6], 6, ["place", 5, "under"]),  # its back seen on the way there (9046's QH)
+    ([13, 5], 4, ["return", 4]),              # face down where it came from too: turned down, put by 4
+    ([4, 4], 4, ["return", 4])])              # at neither: a mistake the referee flags
+def test_a_card_seen_face_down_at_its_own_pile_after_went_beneath_it(seen_down_at, last_down_by, event):
+    """A 5S taken from the centre is last seen face up at 3, then lost from sight; the face-down cards seen
+    just after say where it went: to its own pile (5) and never back at the centre, it was slid beneath 5,
+    wherever the last of them lay (9025's KD at 1080p, seen face down twice at the centre, last nearer 4,
+    and taken for one put back at 4)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=1)
+    s = _sighting(w, 10, 3, 0.0, False, Card.parse("5S"))
+    h.sightings, h.card, h.announced, h.source = [s], Card.parse("5S"), True, 13
+    h.missing = 6
+    w.hand = h
+    for k, q in enumerate(seen_down_at):
+        w.fd_recent.append((11 + k, q, w.layout.centres[q - 1].copy()))
+    w._fd_last = (20, w.layout.centres[last_down_by - 1].copy(), float(w.layout.pile_card_h[last_down_by - 1]))
+    out = w._vanished(h, 30, 1.0, w._view, force=True)
+    assert [o.event for o in out] == [event]
+    assert (Card.parse("5S") in w.table.cards) is (event[0] == "place")
