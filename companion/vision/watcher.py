@@ -1233,6 +1233,19 @@ class Watcher:
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
 
+    def _unseen_side(self, h: _Hand, q: int) -> str:
+        """The side of pile ``q`` the hand card went to unseen: beneath, unless it was last seen lying
+        square on that stack (not held up over it): then on top (9037's 7C at 1080p, put on top of 7,
+        last seen there 0.05 card heights from the stack's centre, was judged slid beneath it unseen: a
+        WRONG_SIDE missed)."""
+        last = h.last
+        if self._pile_at(last.centre) != q or self._side_by_place(q, last.centre, h) != "top":
+            return "under"
+        # held up: as for a face-down card held (the size check's scatter and half as much again; the 7C
+        # was last seen 1.0015 times the size a lying card may be)
+        held = last.height > (1.0 + 1.5 * (self.eff.max_lying_scale - 1.0)) * self.geometry.pile_size_at(q, last.centre)
+        return "under" if held or self._turning(last, q) else "top"
+
     def _down_after(self, last: _Sighting) -> list[tuple[int, int | None]]:
         """(frame, pile) of the face-down cards seen off the stacks since the hand card's last sighting
         ``last``; not a shape seen face down at the same place before it, far from where this card was
@@ -1551,10 +1564,14 @@ class Watcher:
         q, side = h.lying_at
         if side in ("near", "top"):
             down = (self._view.face_down or {}).get(q) if self._view is not None else None
-            if h.stack_seen > 0 or down == 0:
+            by_place = self._side_by_place(q, h.last.centre, h)
+            if (h.stack_seen > 0 and by_place != "top") or down == 0:
+                # (not for a card lying square on the stack: one beneath lies far enough out to show its
+                # index; the stack seen was seen past it as it came down: 9044's KD at 1080p, put on top of
+                # the centre and judged beneath it, a WRONG_SIDE missed)
                 side = "under"
-            elif self._side_by_place(q, h.last.centre, h) is not None:
-                side = self._side_by_place(q, h.last.centre, h)
+            elif by_place is not None:
+                side = by_place
             elif h.stack_hidden >= 2:
                 side = "top"  # it hides the stack, and no hand does
             elif how == "newcard":
@@ -1602,7 +1619,7 @@ class Watcher:
             # its face, not last seen turning or held up): it was put down unseen, beneath its own pile
             # (9042's TC at 1080p, taken from 10 and put beneath 10, its place never read as lying there:
             # it was taken for one put back face down at 2, where the next card was carried)
-            h.lying_at = (h.card.home_pile, "under")
+            h.lying_at = (h.card.home_pile, self._unseen_side(h, h.card.home_pile))
             out = self._place(h, index, t, "vanished")
             self._last_put = self._last_read_put = last.frame
             return out
@@ -1646,7 +1663,7 @@ class Watcher:
                 # just after is the next one taken from it (14 of the 30 false "return" flags in the
                 # fourteen 1080p dev games were at the card's own pile; 12 of those cards had truly
                 # been put beneath it)
-                h.lying_at = (q, "under")
+                h.lying_at = (q, self._unseen_side(h, q))
                 out = self._place(h, index, t, "vanished")
                 self.fd_recent = keep
                 self._last_put = self._last_read_put = last.frame

@@ -1007,7 +1007,7 @@ def test_a_card_gone_face_down_at_its_own_pile_went_beneath_it(code, source, eve
     from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=3)
     h = _Hand(first_frame=1)
-    s = _sighting(w, 10, 3, 0.0, False, Card.parse(code))
+    s = _sighting(w, 10, 3, 0.3, False, Card.parse(code))  # out along its fan (square on it: see below)
     h.sightings, h.card, h.announced, h.source = [s], Card.parse(code), True, source
     h.missing = 6
     w.hand = h
@@ -1064,6 +1064,41 @@ def test_a_face_down_shape_seen_there_before_is_not_the_card_turned_down(seen_th
     w._fd_last = (16, spot.copy(), float(w.h))
     out = w._vanished(h, 30, 1.0, w._view, force=True, new_card=True)
     assert [o.event for o in out] == [event]
+
+
+@pytest.mark.parametrize("along, side", [(0.0, "top"), (0.15, "under")])
+def test_a_card_lying_square_on_a_stack_seen_past_it_is_on_top(along, side):
+    """A KD lying still at the centre, the stack seen while it lay there. Square on the stack (0.0 card
+    heights out) it is on top: a card beneath lies far enough out to show its index, so the stack was
+    seen past it as it came down (9044 at 1080p: put on top of the centre, judged beneath it, a WRONG_SIDE
+    missed). Further out (0.15), where the place cannot tell, the stack seen says beneath, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=11)
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 10, 13, along, False, Card.parse("KD"))]
+    h.card, h.announced, h.source, h.left_source = Card.parse("KD"), True, 11, True
+    h.lying_at, h.stack_seen = (13, "top" if along < 0.1 else "near"), 3
+    w._view = GameView(expected_pile=11, face_down={13: 3})
+    out = w._place(h, 12, 0.4, "seen")
+    assert [o.event for o in out] == [["place", 13, side]]
+
+
+@pytest.mark.parametrize("along, size, side", [(0.03, 1.0, "top"), (0.03, 1.3, "under"), (0.3, 1.0, "under")])
+def test_a_card_last_seen_square_on_its_own_stack_went_on_top_unseen(along, size, side):
+    """A 3C from the centre, last seen at its own pile 3 and gone when the next card is read. Last seen
+    lying square on that stack, it was put on top of it (9037's 7C at 1080p, judged slid beneath unseen:
+    a WRONG_SIDE missed); held up over it (1.3 times a lying card's size), or out along its fan, beneath."""
+    from dataclasses import replace as dc_replace
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=1)
+    s = _sighting(w, 10, 3, along, False, Card.parse("3C"))
+    h.sightings = [dc_replace(s, height=size * s.height)]
+    h.card, h.announced, h.source, h.left_source = Card.parse("3C"), True, 13, True
+    h.missing = 6
+    w.hand = h
+    out = w._vanished(h, 30, 1.0, w._view, force=True, new_card=True)
+    assert [o.event for o in out] == [["place", 3, side]]
 
 
 @pytest.mark.parametrize("seen_down_at, last_down_by, event", [
