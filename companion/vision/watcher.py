@@ -1522,6 +1522,11 @@ class Watcher:
         if there is not None and judged is not None:
             taken_there = there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)
             return (expected if taken_there else source), True
+        if judged is not None and judged >= STACK_TAKEN and there is None and self._home_is(h, source):
+            # its own stack changed, but a card put beneath its own pile changes it as much: wait for the
+            # stack where play is (9014's 5C at 1080p, carried from 4 and put beneath 5, 5.25 grey levels
+            # of change at 5, the stack of 4 still hidden by the hand: judged taken at 5)
+            return source, False
         if (judged is not None and judged >= STACK_TAKEN) or (there is not None and there < STACK_UNTOUCHED):
             return source, True
         if judged is not None and judged < STACK_UNTOUCHED:

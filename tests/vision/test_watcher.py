@@ -805,6 +805,16 @@ def test_a_card_judged_taken_from_its_own_pile_was_carried_there(taken, hand_ove
     assert w._source_by_stacks(9, h) == want
 
 
+@pytest.mark.parametrize("code, want", [("9S", (9, False)), ("5S", (9, True))])
+def test_a_card_at_its_own_pile_waits_for_the_stack_where_play_is(code, want):
+    """A card first seen at 9 while play is at 8; the stack of 9 changed, the hand still hides 8. A 5S was
+    taken at 9. A 9S may have been carried from 8 and put beneath 9, which changes that stack as much: it
+    waits for the stack of 8 (9014's 5C at 1080p, judged taken at 5, a false WRONG_SOURCE_PILE)."""
+    w, h = _taken_from(9, 8, frames=16)
+    h.card = Card.parse(code)
+    assert w._source_by_stacks(9, h) == want
+
+
 @pytest.mark.parametrize("taken, want", [(8, (8, True)), (9, (9, True))])
 def test_the_games_first_card_is_checked_against_the_stacks_first_looks(taken, want):
     """The game's first card, a 9S first seen at 9 while play is at 8: no stack had a settled look at
