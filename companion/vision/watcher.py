@@ -1233,13 +1233,21 @@ class Watcher:
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
 
+    def _square_on(self, q: int, centre: np.ndarray) -> bool:
+        """A card centred here lies square on the stack of pile ``q``, covering it: within half of
+        ``top_sure`` of the stack's centre along its fan (and close across it)."""
+        d = np.asarray(centre, np.float64) - self.layout.centres[q - 1]
+        u = self.layout.outward[q - 1]
+        across = abs(float(d[0] * u[1] - d[1] * u[0])) / self._pile_h(q)
+        return abs(self._along(q, centre)) < 0.5 * self.params.top_sure and across < self.params.top_across
+
     def _unseen_side(self, h: _Hand, q: int) -> str:
         """The side of pile ``q`` the hand card went to unseen: beneath, unless it was last seen lying
         square on that stack (not held up over it): then on top (9037's 7C at 1080p, put on top of 7,
         last seen there 0.05 card heights from the stack's centre, was judged slid beneath it unseen: a
         WRONG_SIDE missed)."""
         last = h.last
-        if self._pile_at(last.centre) != q or self._side_by_place(q, last.centre, h) != "top":
+        if self._pile_at(last.centre) != q or not self._square_on(q, last.centre):
             return "under"
         # held up: as for a face-down card held (the size check's scatter and half as much again; the 7C
         # was last seen 1.0015 times the size a lying card may be)
@@ -1570,10 +1578,11 @@ class Watcher:
         if side in ("near", "top"):
             down = (self._view.face_down or {}).get(q) if self._view is not None else None
             by_place = self._side_by_place(q, h.last.centre, h)
-            if (h.stack_seen > 0 and by_place != "top") or down == 0:
-                # (not for a card lying square on the stack: one beneath lies far enough out to show its
-                # index; the stack seen was seen past it as it came down: 9044's KD at 1080p, put on top of
-                # the centre and judged beneath it, a WRONG_SIDE missed)
+            if (h.stack_seen > 0 and not self._square_on(q, h.last.centre)) or down == 0:
+                # (not for a card lying square on the stack, which it covers: the stack was seen past it as
+                # it came down: 9044's KD at 1080p, 0.005 card heights from the centre's, put on top and
+                # judged beneath, a WRONG_SIDE missed; a card still sliding out beneath may rest a moment
+                # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath)
                 side = "under"
             elif by_place is not None:
                 side = by_place
