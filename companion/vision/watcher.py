@@ -518,10 +518,12 @@ class Watcher:
                     or self.hand is not h or index - turn.frame >= wait:
                 held = self._held
                 self._held, self._held_for, self._seeking = [], None, False
-                if not decided and not found and not any(o.event[0] == "return" for o in out):
-                    # the stacks' final word; not for a card put back face down: held where it was judged
-                    # taken, hiding that stack, and put back there, it was taken there (the GNOME-deck game 3:
-                    # a 9H turned out of turn at 11 and put back, 4.8 grey levels of change where play was)
+                if not decided and not found and any(o.event[0] == "place" for o in out):
+                    # put down, the turn can wait no longer: the stacks' final word. Only then: a card put
+                    # back face down was held where it was judged taken, hiding that stack, and was taken
+                    # there (the GNOME-deck game 3: a 9H turned out of turn at 11 and put back, 4.8 grey
+                    # levels of change where play was); so was one still held there when SOURCE_WAIT is up
+                    # (oracle game 8921's 3S, taken out of turn at 4, put back a frame later)
                     pile, _ = self._source_by_stacks(turn.event[1], h, self._held_since, final=True)
                 held[0] = replace(turn, event=["turn", pile])
                 if h is not None:
@@ -1509,9 +1511,9 @@ class Watcher:
         taken from had changed, that of 6 not). Returns the pile and whether the looks decided it.
         ``since``: the frame the looks are compared from (default: the last card put down came to rest;
         a held turn keeps the one it was held with, as the card itself may be put down meanwhile).
-        ``final``: the turn can wait no longer (something else is to be reported, or ``SOURCE_WAIT`` is
-        up): a judged stack never seen settled since, while the one where play is lost its top card, gives
-        the pile where play is (undecided still). (Not when the card is put back face down: see ``_release``.)"""
+        ``final``: the card is put down and the turn can wait no longer: a judged stack never seen settled
+        since, while the one where play is lost its top card, gives the pile where play is (undecided
+        still; see ``_release``)."""
         expected = self._view.expected_pile if self._view is not None else None
         since = self._last_put if since is None else since
         if expected is None or source == expected or since is None or h is None:
