@@ -1027,6 +1027,22 @@ def test_a_card_gone_face_down_at_its_own_pile_went_beneath_it(code, source, eve
     assert (Card.parse(code) in w.table.cards) is (event[0] == "place")
 
 
+def _lost_hand_card(code: str = "5S", along: float = 0.0, size: float = 1.0):
+    """A watcher (play at the centre) whose hand card ``code``, taken from the centre, was last seen face up
+    at pile 3 (``along`` card heights out, ``size`` times a lying card's size) and has been out of sight
+    for six looks. Returns it and the hand card."""
+    from dataclasses import replace as dc_replace
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=1)
+    s = _sighting(w, 10, 3, along, False, Card.parse(code))
+    h.sightings = [dc_replace(s, height=size * s.height)]
+    h.card, h.announced, h.source, h.left_source = Card.parse(code), True, 13, True
+    h.missing = 6
+    w.hand = h
+    return w, h
+
+
 @pytest.mark.parametrize("seen_down_at, held_up, event", [
     ([], False, ["place", 5, "under"]),  # nothing says it was turned face down: put beneath its pile unseen
     ([13], False, ["return", 13]),       # its back seen where it came from: put back there
@@ -1036,16 +1052,7 @@ def test_a_card_gone_when_the_next_is_read_went_beneath_its_pile_unless_seen_tur
     """A 5S taken from the centre, last seen lying face up by 3, is gone when the next card is read: with
     no sign it was turned face down it was put down unseen, beneath its own pile (9042's TC at 1080p,
     put beneath 10 and taken for one put back face down at 2, where the next card was carried)."""
-    from dataclasses import replace as dc_replace
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=13)
-    h = _Hand(first_frame=1)
-    s = _sighting(w, 10, 3, 0.0, False, Card.parse("5S"))
-    if held_up:
-        s = dc_replace(s, height=1.4 * s.height)
-    h.sightings, h.card, h.announced, h.source = [s], Card.parse("5S"), True, 13
-    h.missing = 6
-    w.hand = h
+    w, h = _lost_hand_card(size=1.4 if held_up else 1.0)
     for k, q in enumerate(seen_down_at):
         w.fd_recent.append((11 + k, q, w.layout.centres[q - 1].copy()))
     out = w._vanished(h, 30, 1.0, w._view, force=True, new_card=True)
@@ -1060,15 +1067,9 @@ def test_a_face_down_shape_seen_there_before_is_not_the_card_turned_down(seen_th
     then seen twice off the centre, two card heights from where the 5S was. Seen at that same place before
     the 5S was last seen, it is the detector's recurring false find, not the 5S turned face down (9039 at
     1080p): the 5S went beneath its pile unseen. Never seen there before, it was turned down there."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=13)
-    h = _Hand(first_frame=1)
-    s = _sighting(w, 10, 3, 0.0, False, Card.parse("5S"))
-    h.sightings, h.card, h.announced, h.source = [s], Card.parse("5S"), True, 13
-    h.missing = 6
-    w.hand = h
+    w, h = _lost_hand_card()
     spot = w.layout.centres[12] + np.array([0.0, -0.5 * w.h])
-    assert float(np.linalg.norm(spot - s.centre)) > 2 * w.h
+    assert float(np.linalg.norm(spot - h.last.centre)) > 2 * w.h
     for f in ([5, 8] if seen_there_before else []) + [13, 16]:
         w.fd_recent.append((f, 13, spot.copy()))
     w._fd_last = (16, spot.copy(), float(w.h))
@@ -1098,15 +1099,7 @@ def test_a_card_last_seen_square_on_its_own_stack_went_on_top_unseen(along, size
     """A 3C from the centre, last seen at its own pile 3 and gone when the next card is read. Last seen
     lying square on that stack, it was put on top of it (9037's 7C at 1080p, judged slid beneath unseen:
     a WRONG_SIDE missed); held up over it (1.3 times a lying card's size), or out along its fan, beneath."""
-    from dataclasses import replace as dc_replace
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=13)
-    h = _Hand(first_frame=1)
-    s = _sighting(w, 10, 3, along, False, Card.parse("3C"))
-    h.sightings = [dc_replace(s, height=size * s.height)]
-    h.card, h.announced, h.source, h.left_source = Card.parse("3C"), True, 13, True
-    h.missing = 6
-    w.hand = h
+    w, h = _lost_hand_card("3C", along, size)
     out = w._vanished(h, 30, 1.0, w._view, force=True, new_card=True)
     assert [o.event for o in out] == [["place", 3, side]]
 
@@ -1121,13 +1114,7 @@ def test_a_card_seen_face_down_at_its_own_pile_after_went_beneath_it(seen_down_a
     just after say where it went: to its own pile (5) and never back at the centre, it was slid beneath 5,
     wherever the last of them lay (9025's KD at 1080p, seen face down twice at the centre, last nearer 4,
     and taken for one put back at 4)."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=13)
-    h = _Hand(first_frame=1)
-    s = _sighting(w, 10, 3, 0.0, False, Card.parse("5S"))
-    h.sightings, h.card, h.announced, h.source = [s], Card.parse("5S"), True, 13
-    h.missing = 6
-    w.hand = h
+    w, h = _lost_hand_card()
     for k, q in enumerate(seen_down_at):
         w.fd_recent.append((11 + k, q, w.layout.centres[q - 1].copy()))
     w._fd_last = (20, w.layout.centres[last_down_by - 1].copy(), float(w.layout.pile_card_h[last_down_by - 1]))
