@@ -172,6 +172,12 @@ class WatcherParams:
         or halfway to ``max_lying_scale`` (half the size scatter allowed for)."""
         return self.lifted_scale if self.lifted_scale is not None else 1.0 + (self.max_lying_scale - 1.0) / 2
 
+    @property
+    def held_scale(self) -> float:
+        """The size (x a lying card there) above which a card is surely held up, not lying: the size
+        scatter allowed for and half as much again."""
+        return 1.0 + (self.max_lying_scale - 1.0) * 1.5
+
 
 @dataclass(frozen=True)
 class GameView:
@@ -249,6 +255,14 @@ class _Hand:
     @property
     def last(self) -> _Sighting:
         return self.sightings[-1]
+
+    def restart_still(self, index: int, at: np.ndarray | None = None) -> None:
+        """Start counting lying still again from frame ``index``: at ``at`` (one look) or, None, not at a
+        lying place; it lies nowhere until it has lain still again."""
+        self.still = 0 if at is None else 1
+        self.still_from, self.still_at = index, at
+        self.lying_at = self.lying_since = None
+        self.stack_seen = self.stack_hidden = 0
 
 
 class DetectorNoise:
@@ -745,7 +759,7 @@ class Watcher:
             if self.gate.settled and float(dist.min()) < 0.2:
                 self.noise.stack_sighting(k + 1, float(dist.min()), float(heights[i]))
             held = float(dist.min()) > p.off_stack or (
-                len(self._size_hist[k]) >= 3 and heights[i] > (1.0 + (p.max_lying_scale - 1.0) * 1.5) * self.stack_size[k])
+                len(self._size_hist[k]) >= 3 and heights[i] > p.held_scale * self.stack_size[k])
             if float(dist.min()) < 0.12 and not held:
                 self._stacks_seen.add(k + 1)
             if held and not self._moving_near(centres[i], 0.6 * self._pile_h(k + 1)):
@@ -857,8 +871,7 @@ class Watcher:
                     # never read, and out of sight a while: where it lay then says nothing of now (9047 at
                     # 1080p: a shape by the 8H just put beneath 8, lost, "found again" as the KH turned over
                     # at 8 24 frames later, was put down beneath 8 the moment the KH was read)
-                    h.lying_at, h.lying_since, h.still, h.still_from, h.still_at = None, None, 0, index, None
-                    h.stack_seen = h.stack_hidden = h.lying_reads = 0
+                    h.restart_still(index)
             else:
                 h = self.hand = _Hand(first_frame=index)
                 self._passed_orphan = o if o is not None and index - o.last.frame <= 30 else None
@@ -1095,12 +1108,7 @@ class Watcher:
         if stays:
             h.still += 1
         else:
-            h.still = 1 if pos is not None else 0
-            h.still_from, h.still_at = index, (s.centre.copy() if pos is not None else None)
-            h.lying_at = None
-            h.lying_since = None
-            h.stack_seen = 0
-            h.stack_hidden = 0
+            h.restart_still(index, s.centre.copy() if pos is not None else None)
         if pos is not None and pos[0] in self._stacks_seen:
             h.stack_seen += 1
         elif pos is not None and self._stack_still(pos[0]):
@@ -1251,9 +1259,8 @@ class Watcher:
         last = h.last
         if self._pile_at(last.centre) != q or not self._square_on(q, last.centre):
             return "under"
-        # held up: as for a face-down card held (the size check's scatter and half as much again; the 7C
-        # was last seen 1.0015 times the size a lying card may be)
-        held = last.height > (1.0 + 1.5 * (self.eff.max_lying_scale - 1.0)) * self.geometry.pile_size_at(q, last.centre)
+        # held up: as for a face-down card held (the 7C was last seen 1.0015 times the size a lying card may be)
+        held = last.height > self.eff.held_scale * self.geometry.pile_size_at(q, last.centre)
         return "under" if held or self._turning(last, q) else "top"
 
     def _down_after(self, last: _Sighting) -> list[tuple[int, int | None]]:
@@ -1411,10 +1418,7 @@ class Watcher:
         lifted = _lifted(h)
         # since the last card known when put down: a card put down unread (9034's 2S beneath 2) came after
         since = last_put if self._last_read_put is None else min(last_put, self._last_read_put)
-        first = self.stack_looks.first_settled(expected)
-        if first is not None and since < first < lifted:
-            since = first  # the game's first card: the stack's first settled look
-        there = self.stack_looks.change_since(expected, since, lifted)
+        there = self._stack_change(expected, since, lifted)  # (the game's first card: its first settled look)
         if there is None or there < STACK_TAKEN:
             return None
         looks = [d for d in (self.last_detections,) if d is not None]
