@@ -55,7 +55,11 @@ def _timed(frames: Iterator[Any], clock: list[float]) -> Iterator[Any]:
 
 
 def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int, recogniser: str,
-              variant: str, models: Optional[str] = None, progress: bool | None = None) -> dict[str, Any]:
+              variant: str, models: Optional[str] = None, progress: bool | None = None,
+              zoom_hand: bool = False) -> dict[str, Any]:
+    """Follow ``games`` rendered games as ``companion track`` does: with the models, their closer look
+    (``read_region``) serves the search for a card played unseen, and the card in play too with
+    ``zoom_hand`` (``--zoom``)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import cv2
 
@@ -89,9 +93,11 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
             s += 1
             continue
         recognise = (lambda f, r=rec: r(f.image)) if rec is not None else game.oracle
+        zoom = (lambda f, box, r=rec: r.read_region(f.image, box)) if rec is not None else None
         render_clock = [0.0]
         t0 = time.perf_counter()
-        res = track(_timed(game.frames(), render_clock), recognise, layout=game.layout, variant=variant)
+        res = track(_timed(game.frames(), render_clock), recognise, layout=game.layout, variant=variant,
+                    zoom=zoom, zoom_hand=zoom_hand)
         secs = time.perf_counter() - t0 - render_clock[0]
         got = [(ln["event"], ln["verdict"], ln["frame"]) for ln in res.events() if ln["verdict"] != "ask"]
         want = [(e["event"], e["verdict"], e["frame"]) for e in game.truth["events"]]
@@ -133,7 +139,7 @@ def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int,
     lat = sorted(latencies)
     return {
         "recogniser": kind, "games": games, "first_seed": seed, "resolution": f"{resolution[0]}x{resolution[1]}",
-        "mistakes_per_game": mistakes, "variant": variant,
+        "mistakes_per_game": mistakes, "variant": variant, "zoom_hand": bool(zoom_hand and rec is not None),
         "throughput_fps": round(frames_total / max(secs_total, 1e-9), 1), "threads": 1,
         "latency_ms": {"median": round(statistics.median(lat), 1) if lat else None,
                        "p95": round(lat[int(0.95 * (len(lat) - 1))], 1) if lat else None,
@@ -172,6 +178,8 @@ def bench_track(
     recogniser: str = typer.Option("auto", "--recogniser", help="auto (models if trained, else oracle), models, oracle"),
     models: Optional[str] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
+    zoom: bool = typer.Option(False, "--zoom", help="models: also look closer at a card in play the whole frame "
+                                                    "leaves unread (as `companion track --zoom`)"),
 ) -> None:
     """Throughput (frames/s, one core), verdict latency and exact-verdict-sequence rate over rendered games."""
     w, h = parse_resolution(resolution, "1280x720")
@@ -181,7 +189,7 @@ def bench_track(
         fail(f"--variant must be standard or watch, got {variant!r}")
     if recogniser not in ("auto", "models", "oracle"):
         fail(f"--recogniser must be auto, models or oracle, got {recogniser!r}")
-    r = run_bench(games, seed, (w, h), mistakes, recogniser, variant, models)
+    r = run_bench(games, seed, (w, h), mistakes, recogniser, variant, models, zoom_hand=zoom)
     if as_json:
         print(json.dumps(r))
         return
