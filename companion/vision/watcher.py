@@ -96,6 +96,9 @@ PHANTOM_REACH = 0.15
 # whole frame shrunk (9034 at 1080p: a 3C carried sideways and slid beneath 3, never found in the whole
 # frame, read in such a square in 5 of 10 looks)
 ZOOM_SIDE = 4.0
+#: ... and a card found there counts only up to this size (x a card lying there): one held up 110 mm above
+#: the table, the camera 800 mm away, looks 1.16 x, and the detector's sizes scatter x1.145 (95th percentile)
+ZOOM_MAX_SCALE = 1.45
 
 
 @dataclass(frozen=True)
@@ -579,6 +582,15 @@ class Watcher:
             centre = dets.centres[unread].astype(np.float64)
         z = self.zoom(frame, _square(centre, ZOOM_SIDE * self.h))
         found = [j for j in range(len(z)) if z.face_up[j] and wanted(z.card(j))]
+        if found:
+            # no bigger than a card held up there can look: the zoom's quad of a card read by its index
+            # alone, half hidden under the next card turned over it, can come out far too big (9015 at
+            # 1080p: the QC beneath 12 found 1.5-1.9 x a card there as the AS was turned over it, taken
+            # for lifted, never judged put down, and "returned" to the centre)
+            pile = self._pile_at(centre) or int(np.argmin(np.linalg.norm(self.layout.centres - centre, axis=1))) + 1
+            most = ZOOM_MAX_SCALE * self.geometry.pile_size_at(pile, centre)
+            sizes = quad_sizes(z.quads[found])
+            found = [j for j, size in zip(found, sizes) if float(size) <= most]
         if not found:
             return dets
         best = min(found, key=lambda j: float(np.linalg.norm(z.centres[j] - centre)))  # two: the nearer
@@ -788,7 +800,8 @@ class Watcher:
                 # it, which was then judged put beneath the centre)
                 near = [i for i in cand if (reads[i][0] is None or h.card is None) and not (
                     h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
-                    and float(dets.rank_confidence[i]) >= p.min_confidence)]
+                    and float(dets.rank_confidence[i]) >= p.min_confidence)
+                    and not self._table_card_there(reads[i][0], centres[i])]
                 reach = self._hand_reach(h.last.frame, index, 1.5)
                 near = [i for i in near if float(np.linalg.norm(centres[i] - h.last.centre)) < reach]
                 if near:
@@ -923,6 +936,14 @@ class Watcher:
         read_away = any(reads[i][0] is not None and not self._impossible(reads[i][0], view)
                         and float(np.linalg.norm(centres[i] - at)) > 0.5 * self.h for i in others)
         return at if read_away else None
+
+    def _table_card_there(self, card: Card | None, point: np.ndarray) -> bool:
+        """A reading of a card lying face up on the table, near its place (a hand moving by keeps it
+        from being matched to it): that card, not a sighting of an unread hand card (9047 at 1080p: the
+        8H beneath 8, read 0.2 card heights off its place as the KH was turned over above it, joined the
+        KH's trail, which then restarted where the KH was carried, and the KH was judged taken from 7)."""
+        tc = self.table.cards.get(card) if card is not None else None
+        return tc is not None and tc.distance(point) < STILL_REREAD_REACH * self._pile_h(tc.pile)
 
     def _beneath_seen_stack(self, s: _Sighting, pile: int, side: str) -> bool:
         """Beside pile ``pile``'s stack, sized like a card held up, but the stack shows whole, the card's
@@ -1620,6 +1641,24 @@ class Watcher:
         self.table.put(TableCard(h.card, q, side, s.centre.copy(), index, index))
         return [Observation(index, t, ["place", q, side], round(h.confidence, 3), "put down")]
 
+    def _returned_to(self, h: _Hand, q: int, after: list[int]) -> int:
+        """The pile a read card lost from sight was turned face down at: ``q`` (the first face-down card
+        seen after it, or where it was last seen), or where a card was last seen held face down, or its
+        own pile when seen face down there and never at the one it came from."""
+        last = h.last
+        if self._fd_last is not None and self._fd_last[0] > last.frame:
+            # where it was last seen face down (coming to lie on a stack): the nearest stack
+            # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
+            c = self._ground(self._fd_last[1], self._fd_last[2])
+            q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
+        home = h.card.home_pile if h.card is not None else None
+        if home is not None and home in after and h.source not in after:
+            # seen face down at its own pile just after, never at the one it came from: carried there
+            # and slid beneath it (9025's KD at 1080p, seen face down twice at the centre, last a little
+            # nearer 4; 9046's QH, its back seen on the way from 7 to 12: both "returned" to another pile)
+            q = home
+        return q
+
     def _vanished(self, h: _Hand, index: int, t: float, view: GameView, force: bool = False,
                   new_card: bool = False) -> list[Observation]:
         """The hand card has not been seen for a while: turned face down (returned or exchanged)?
@@ -1647,6 +1686,23 @@ class Watcher:
         if q is None:
             q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
         if h.from_table is None and h.announced and (after or flipping):
+            q = self._returned_to(h, q, after)
+            home = h.card.home_pile if h.card is not None else None
+            if after and h.source is not None and q not in (h.source, home) and (new_card or not force):
+                # a card is put back face down on the pile it came from; a face-down card seen at another
+                # pile (not its own), not where this one was seen turning down, is another card: the next
+                # one lifted where play is, after this one, turned out of turn, went back unseen (9051's
+                # 4C, 9049's 7D at 1080p: "returned" to 5 and 8), or a shape seen as this one is carried
+                # on (9045's QH, carried from 5 to 12 past 4; 9048's 5S past the centre)
+                if q == view.expected_pile and h.source != q:
+                    q = h.source
+                elif not force:
+                    return []  # no sign it was turned face down: wait for it
+                elif home is not None:
+                    h.lying_at = (home, self._unseen_side(h, home))  # a new card is read: it went home unseen
+                    self._last_put = self._last_read_put = last.frame
+                    self.fd_recent = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
+                    return self._place(h, index, t, "vanished")
             self._last_put = self._last_read_put = last.frame
         if h.from_table is not None:
             king = h.from_table
@@ -1665,17 +1721,6 @@ class Watcher:
             return []
         if after or flipping:
             self.hand = None
-            if self._fd_last is not None and self._fd_last[0] > last.frame:
-                # where it was last seen face down (coming to lie on a stack): the nearest stack
-                # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
-                c = self._ground(self._fd_last[1], self._fd_last[2])
-                q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
-            home = h.card.home_pile if h.card is not None else None
-            if home is not None and home in after and h.source not in after:
-                # seen face down at its own pile just after, never at the one it came from: carried there
-                # and slid beneath it (9025's KD at 1080p, seen face down twice at the centre, last a little
-                # nearer 4; 9046's QH, its back seen on the way from 7 to 12: both "returned" to another pile)
-                q = home
             keep = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
             if self._home_is(h, q) and h.source not in (None, q):
                 # "put back face down" at its own pile, not at the one it came from, is no mistake a

@@ -724,6 +724,21 @@ def test_a_table_card_read_off_its_place_with_nothing_moving_is_still_that_card(
             assert float(np.linalg.norm(kept.centre - place)) < 1e-6  # not drifted to the far guess
 
 
+def test_a_table_card_read_by_its_place_is_no_sighting_of_an_unread_hand_card():
+    """An 8H lies beneath 8; a hand turns the next card over there, first seen unread half a card height out.
+    The 8H then read 0.25 card heights off its place (not matched to it: a hand moves by) is the 8H, not
+    the unread hand card seen again (9047 at 1080p: taken for the KH's trail, which then restarted where
+    the KH was carried, and the KH was judged taken from 7)."""
+    w, view, place, card = _lying_beneath(8, "8H", moving=True)
+    out8 = w.layout.outward[7]
+    w._observe(10, 10 / 30, Detections.from_rows([_one_up(w, place + 0.5 * w.h * out8)]), view)
+    h = w.hand
+    assert h is not None and h.card is None and len(h.sightings) == 1
+    _hand_moves_over(w, place)
+    w._observe(11, 11 / 30, Detections.from_rows([_one_up(w, place + 0.25 * w.h * out8, card)]), view)
+    assert w.hand is h and len(h.sightings) == 1 and h.missing == 1
+
+
 @pytest.mark.parametrize("moving", [False, True])
 def test_a_table_card_taken_for_picked_up_that_never_left_its_place_is_let_go(moving):
     """A TC beneath pile 10, read in the hand while a hand turned the next card there, but seen four
@@ -968,6 +983,24 @@ def test_a_card_unread_in_the_whole_frame_is_read_through_the_zoom():
     assert not any(e[0] == "see" for e, _ in got)
 
 
+@pytest.mark.parametrize("scale, taken", [(1.15, True), (1.8, False)])
+def test_a_card_found_through_the_zoom_bigger_than_one_held_up_is_not_taken(scale, taken):
+    """The card in play, unread, lies beneath 12; the zoom reads a QC there. Found the size of a card held
+    up it is taken; found 1.8 x a card lying there (its quad guessed from its index alone, half hidden by the
+    next card turned over it: 9015's QC at 1080p) it is not: no card is that big there."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=12)
+    h = _Hand(first_frame=5)
+    s = _sighting(w, 10, 12, 0.3, False)
+    h.sightings = [s]
+    w.hand = h
+    size = scale * w.geometry.pile_size_at(12, s.centre)
+    w.zoom = lambda frame, box: Detections.from_rows([_one_up(w, s.centre, Card.parse("QC"), size=size)])
+    got = w._zoomed(None, Detections.empty())
+    assert (len(got) == 1 and got.card(0) == Card.parse("QC")) is taken
+    assert taken or len(got) == 0
+
+
 def test_a_card_played_unseen_is_found_beneath_the_pile_the_next_card_came_from():
     """The AD is never read in the whole frame (neither in the hand nor lying beneath 1), so the 5H
     turned from 1 seems taken out of turn. The stack where play was (4) lost its card too, so the watcher
@@ -1059,6 +1092,28 @@ def test_a_card_gone_when_the_next_is_read_went_beneath_its_pile_unless_seen_tur
     assert [o.event for o in out] == [event]
     assert w.hand is None
     assert (Card.parse("5S") in w.table.cards) is (event[0] == "place")
+
+
+@pytest.mark.parametrize("play_at, next_card_read, event", [
+    (8, False, ["return", 13]),         # turned out of turn: the back at 8 is the next card, lifted where play is
+    (5, False, None),                   # a legal turn: the back at 8 is a shape seen as the 5S is carried on
+    (5, True, ["place", 5, "under"])])  # ... and the next card is read: the 5S went beneath its pile unseen
+def test_a_back_seen_at_another_pile_is_not_the_card_put_back(play_at, next_card_read, event):
+    """A 5S taken from the centre, last seen by 3, is lost from sight; a face-down card is then seen at 8,
+    neither the pile it came from nor its own. A card is put back face down where it came from: when it was
+    turned out of turn and 8 is where play is, the back is the next card lifted there and the 5S went back
+    unseen (9051's 4C and 9049's 7D at 1080p, "returned" to 5 and 8); after a legal turn it is something
+    seen as the card is carried on (9045's QH past 4 on its way to 12): wait for the card, and when the
+    next card is read, it went beneath its own pile."""
+    w, h = _lost_hand_card()
+    w._view = GameView(expected_pile=play_at)
+    w.fd_recent.append((12, 8, w.layout.centres[7].copy()))
+    out = w._vanished(h, 30, 1.0, w._view, force=next_card_read, new_card=next_card_read)
+    if event is None:
+        assert out == [] and w.hand is h  # still waiting for it
+    else:
+        assert [o.event for o in out] == [event]
+        assert w.hand is None
 
 
 @pytest.mark.parametrize("seen_there_before, event", [(True, ["place", 5, "under"]), (False, ["return", 13])])
