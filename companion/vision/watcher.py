@@ -1691,12 +1691,13 @@ class Watcher:
         if h.from_table is None and h.announced and (after or flipping):
             q = self._returned_to(h, q, after)
             home = h.card.home_pile if h.card is not None else None
-            if after and h.source is not None and q not in (h.source, home) and (new_card or not force):
+            if h.source is not None and q not in (h.source, home) and (new_card or not force):
                 # a card is put back face down on the pile it came from; a face-down card seen at another
                 # pile (not its own), not where this one was seen turning down, is another card: the next
                 # one lifted where play is, after this one, turned out of turn, went back unseen (9051's
                 # 4C, 9049's 7D at 1080p: "returned" to 5 and 8), or a shape seen as this one is carried
-                # on (9045's QH, carried from 5 to 12 past 4; 9048's 5S past the centre)
+                # on (9045's QH, carried from 5 to 12 past 4; 9048's 5S past the centre); and a card last
+                # seen held up by another pile was being carried (9034's 2H, held up by 3 on its way to 2)
                 if q == view.expected_pile and h.source != q:
                     q = h.source
                 elif not force:

@@ -1082,7 +1082,8 @@ def _lost_hand_card(code: str = "5S", along: float = 0.0, size: float = 1.0):
 @pytest.mark.parametrize("seen_down_at, held_up, event", [
     ([], False, ["place", 5, "under"]),  # nothing says it was turned face down: put beneath its pile unseen
     ([13], False, ["return", 13]),       # its back seen where it came from: put back there
-    ([], True, ["return", 3])])          # last seen held up (turning it over): put back face down
+    ([], True, ["place", 5, "under"])])  # last seen held up by 3, neither where it came from nor its own
+    # pile: carried (a card is put back where it came from; 9034's 2H, held up by 3 on its way to 2)
 def test_a_card_gone_when_the_next_is_read_went_beneath_its_pile_unless_seen_turned_down(
         seen_down_at, held_up, event):
     """A 5S taken from the centre, last seen lying face up by 3, is gone when the next card is read: with
