@@ -9,6 +9,10 @@ Attach with ``bench_app.command("track")(bench_track)`` (see :mod:`companion.cli
 * exact-verdict-sequence rate: games whose (event, verdict) sequence equals the recording's, and the
   false flags (flags the recording does not have) and missed flags over all games.
 
+With the models the games are followed as ``companion track`` follows them: the models' closer look
+(``Recogniser.read_region``) serves the search for a card played unseen, and with ``--zoom`` the card
+in play too.
+
 Seeds: 2000-2019 were used to develop the watcher (and 1000-1003 for an earlier check); 5000-5019 were
 measured once, and the one game that failed there (5009) was then looked at and fixed; 6000-6019, the
 default, were first run for the figure in the README; 8000-8019, 8100-8119, 8300-8319, 8400-8419,

@@ -800,8 +800,7 @@ class Watcher:
                 # it, which was then judged put beneath the centre)
                 near = [i for i in cand if (reads[i][0] is None or h.card is None) and not (
                     h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
-                    and float(dets.rank_confidence[i]) >= p.min_confidence)
-                    and not self._table_card_there(reads[i][0], centres[i], h)]
+                    and float(dets.rank_confidence[i]) >= p.min_confidence)]
                 reach = self._hand_reach(h.last.frame, index, 1.5)
                 near = [i for i in near if float(np.linalg.norm(centres[i] - h.last.centre)) < reach]
                 if near:
@@ -936,17 +935,6 @@ class Watcher:
         read_away = any(reads[i][0] is not None and not self._impossible(reads[i][0], view)
                         and float(np.linalg.norm(centres[i] - at)) > 0.5 * self.h for i in others)
         return at if read_away else None
-
-    def _table_card_there(self, card: Card | None, point: np.ndarray, h: _Hand) -> bool:
-        """A reading of a card lying face up on the table, near its place (a hand moving by keeps it
-        from being matched to it), that the unread hand card ``h`` was never read as: that table card,
-        not a sighting of ``h`` (9047 at 1080p: the 8H beneath 8, read 0.2 card heights off its place as
-        the KH was turned over above it, joined the KH's trail, which then restarted where the KH was
-        carried, and the KH was judged taken from 7). A hand first read as that card may be it, picked
-        up (oracle 8925: a trail begun on the QS at 12 must keep it)."""
-        tc = self.table.cards.get(card) if card is not None else None
-        return tc is not None and tc.distance(point) < STILL_REREAD_REACH * self._pile_h(tc.pile) \
-            and all(s.card != card for s in h.sightings)
 
     def _beneath_seen_stack(self, s: _Sighting, pile: int, side: str) -> bool:
         """Beside pile ``pile``'s stack, sized like a card held up, but the stack shows whole, the card's

@@ -724,24 +724,6 @@ def test_a_table_card_read_off_its_place_with_nothing_moving_is_still_that_card(
             assert float(np.linalg.norm(kept.centre - place)) < 1e-6  # not drifted to the far guess
 
 
-@pytest.mark.parametrize("first_read_as_it", [False, True])
-def test_a_table_card_read_by_its_place_is_no_sighting_of_an_unread_hand_card(first_read_as_it):
-    """An 8H lies beneath 8; a hand turns the next card over there, first seen unread half a card height out.
-    The 8H then read 0.25 card heights off its place (not matched to it: a hand moves by) is the 8H, not
-    the unread hand card seen again (9047 at 1080p: taken for the KH's trail, which then restarted where
-    the KH was carried, and the KH was judged taken from 7). A hand card first read as the 8H may be the
-    8H picked up: it keeps it (oracle 8925's QS)."""
-    w, view, place, card = _lying_beneath(8, "8H", moving=True)
-    out8 = w.layout.outward[7]
-    first = card if first_read_as_it else None
-    w._observe(10, 10 / 30, Detections.from_rows([_one_up(w, place + 0.5 * w.h * out8, first)]), view)
-    h = w.hand
-    assert h is not None and h.card is None and len(h.sightings) == 1
-    _hand_moves_over(w, place)
-    w._observe(11, 11 / 30, Detections.from_rows([_one_up(w, place + 0.25 * w.h * out8, card)]), view)
-    assert w.hand is h and len(h.sightings) == (2 if first_read_as_it else 1)
-
-
 @pytest.mark.parametrize("moving", [False, True])
 def test_a_table_card_taken_for_picked_up_that_never_left_its_place_is_let_go(moving):
     """A TC beneath pile 10, read in the hand while a hand turned the next card there, but seen four
