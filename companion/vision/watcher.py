@@ -1692,8 +1692,6 @@ class Watcher:
                     return []  # no sign it was turned face down: wait for it
                 elif home is not None:
                     h.lying_at = (home, self._unseen_side(h, home))  # a new card is read: it went home unseen
-                    self._last_put = self._last_read_put = last.frame
-                    self.fd_recent = deque((x for x in self.fd_recent if x[0] > last.frame + 20), maxlen=12)
                     return self._place(h, index, t, "vanished")
             self._last_put = self._last_read_put = last.frame
         if h.from_table is not None:
