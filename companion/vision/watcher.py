@@ -587,7 +587,7 @@ class Watcher:
             # alone, half hidden under the next card turned over it, can come out far too big (9015 at
             # 1080p: the QC beneath 12 found 1.5-1.9 x a card there as the AS was turned over it, taken
             # for lifted, never judged put down, and "returned" to the centre)
-            pile = self._pile_at(centre) or int(np.argmin(np.linalg.norm(self.layout.centres - centre, axis=1))) + 1
+            pile = self._nearest_pile(centre)
             most = ZOOM_MAX_SCALE * self.geometry.pile_size_at(pile, centre)
             sizes = quad_sizes(z.quads[found])
             found = [j for j, size in zip(found, sizes) if float(size) <= most]
@@ -844,8 +844,7 @@ class Watcher:
                 any(reads[i][0] not in (None, hd.card) for i in others):
             # stuck: the hand card lies still where no fan is, and the next card is read: it was put
             # down at the pile nearest to it
-            q = self._pile_at(hd.last.centre) or int(np.argmin(np.linalg.norm(
-                self.layout.centres - hd.last.centre, axis=1))) + 1
+            q = self._nearest_pile(hd.last.centre)
             hd.lying_at = (q, "under")
             out += self._place(hd, index, t, "newcard")
         ghost = self._phantom_hand(self.hand, others, reads, centres, view) if self.hand is not None else None
@@ -1307,6 +1306,13 @@ class Watcher:
         k = int(np.argmin(d))
         return k + 1 if d[k] < 1.2 else None
 
+    def _nearest_pile(self, point: np.ndarray) -> int:
+        """The pile at ``point`` (:meth:`_pile_at`), else the one whose centre is nearest, however far."""
+        q = self._pile_at(point)
+        if q is not None:
+            return q
+        return int(np.argmin(np.linalg.norm(self.layout.centres - np.asarray(point), axis=1))) + 1
+
     def _lying_position(self, s: _Sighting) -> tuple[int, str] | None:
         """(pile, side) if a card seen like this could be lying at a pile, else None. The pile is the one
         whose fan axis the card lies on (beneath: out along the axis; top or near: by the stack)."""
@@ -1673,9 +1679,7 @@ class Watcher:
             out = self._place(h, index, t, "vanished")
             self._last_put = self._last_read_put = last.frame
             return out
-        q = after[0] if after else self._pile_at(g)
-        if q is None:
-            q = int(np.argmin(np.linalg.norm(self.layout.centres - g, axis=1))) + 1
+        q = after[0] if after else self._nearest_pile(g)
         if h.from_table is None and h.announced and (after or flipping):
             q = self._returned_to(h, q, after)
             home = h.card.home_pile if h.card is not None else None
