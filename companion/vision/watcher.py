@@ -1545,14 +1545,18 @@ class Watcher:
             return source, True
         lifted = _lifted(h)
         there, judged = (self._stack_change(k, since, lifted) for k in (expected, source))
+        turned_there = sum(pl == source for pl, _ in h.fd_points) >= 2
         if self._home_is(h, source) and there is not None and there >= STACK_TAKEN \
-                and (judged is None or judged <= there):
+                and (judged is None or judged <= there) and not turned_there:
             # judged taken from its own pile, while the stack where play is lost its top card: the card
             # was carried there unread to be put beneath it, which changes (or hides) that stack as a
             # card taken from it would, so that stack says little (9014's 9S and 4S at 1080p: their own
             # stacks hidden by the hand, 7.5 and 4.7 where play was). Unless its own changed more: a hand
             # sweeping over both (8937 at 640x360: a 3S turned out of turn at 3 and put back, 60.3 there,
-            # 53.1 where play was, 43.9 at pile 2, untouched)
+            # 53.1 where play was, 43.9 at pile 2, untouched). Not when it was seen lifted face down there,
+            # twice, before its face showed: turned over at its own pile, out of turn (8993 at 640x360: an AS
+            # turned at 1 by mistake, where play was at 13 the KS just put beneath it had changed the stack
+            # by 4.2 grey levels; judged taken at 13, its return to 1 then taken for a place beneath 1)
             return expected, True
         if there is not None and judged is not None:
             taken_there = there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)

@@ -827,6 +827,18 @@ def test_a_card_judged_taken_from_its_own_pile_was_carried_there(taken, hand_ove
     assert w._source_by_stacks(9, h) == want
 
 
+@pytest.mark.parametrize("backs_at_9, want", [(0, (8, True)), (1, (8, True)), (2, (9, False))])
+def test_a_card_seen_lifted_face_down_at_its_own_pile_is_not_taken_for_carried_there(backs_at_9, want):
+    """A 9S first seen at 9 while play is at 8, whose stack changed (there: a card just put beneath 8
+    changes it too), the hand over 9. Seen lifted face down at 9 twice before its face showed, it was
+    turned over there (8993's AS at 640x360, turned at 1 out of turn and put back): the stacks must
+    decide, it is not taken at once for one carried from 8; with fewer such sightings it is, as before."""
+    w, h = _taken_from(8, 9, frames=16)
+    h.card = Card.parse("9S")
+    h.fd_points = [(9, w.layout.centres[8].copy()) for _ in range(backs_at_9)]
+    assert w._source_by_stacks(9, h) == want
+
+
 @pytest.mark.parametrize("code, want", [("9S", (9, False)), ("5S", (9, True))])
 def test_a_card_at_its_own_pile_waits_for_the_stack_where_play_is(code, want):
     """A card first seen at 9 while play is at 8; the stack of 9 changed, the hand still hides 8. A 5S was
