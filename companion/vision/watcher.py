@@ -72,6 +72,14 @@ STILL_REREAD_REACH = 0.4
 #: ones counting or not: on dev games at 1080p 9014 120 / 122 pairs followed, 9015 67 / 69, 2001 106
 #: both ways; they count because they explain 9015's unread ghosts of its JD).
 HAND_CLEAR = 0.6
+#: How far (card heights) an unread detection may lie from a hand card seen lying still at its last two
+#: looks (off the pile it came from) and still be that card (more only when it was out of sight longer: ``HAND_SPEED``).
+STILL_HAND_REACH = 0.6
+#: A detection whose rank is read as another than the hand card's at this confidence is not the hand card,
+#: though too unsure to count as a reading (``min_confidence``): the recogniser's own threshold for
+#: reporting a rank (9058 at 1080p: the 5D lying at 5, its rank read at 0.88, was taken for the 7D just
+#: turned there, which was then judged put beneath 5)
+OTHER_RANK_CONFIDENCE = 0.85
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
@@ -803,8 +811,13 @@ class Watcher:
                 # it, which was then judged put beneath the centre)
                 near = [i for i in cand if (reads[i][0] is None or h.card is None) and not (
                     h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
-                    and float(dets.rank_confidence[i]) >= p.min_confidence)]
-                reach = self._hand_reach(h.last.frame, index, 1.5)
+                    and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
+                # a card lying still at its last looks, off the pile it came from, has not leapt off since
+                # (9059 at 1080p: a TC lying by 10, missed one look, was taken for an unread JH lying at 11,
+                # 1.45 card heights away, and judged put down there). One just turned over, still over its
+                # stack, is about to be carried off
+                lying_still = h.still >= 2 and h.left_source
+                reach = self._hand_reach(h.last.frame, index, STILL_HAND_REACH if lying_still else 1.5)
                 near = [i for i in near if float(np.linalg.norm(centres[i] - h.last.centre)) < reach]
                 if near:
                     mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
@@ -844,9 +857,11 @@ class Watcher:
         hd = self.hand
         if others and hd is not None and hd.announced and hd.from_table is None and hd.idle >= 3 and \
                 self._put_down_at(hd) is None and hd.card is not None and \
-                any(reads[i][0] not in (None, hd.card) for i in others):
+                any(reads[i][0] not in (None, hd.card) and not self._impossible(reads[i][0], view) for i in others):
             # stuck: the hand card lies still where no fan is, and the next card is read: it was put
-            # down at the pile nearest to it
+            # down at the pile nearest to it. (A card face up already is no next card: 9058 at 1080p, a TH
+            # held still over the centre on its way from 4 to 10 was judged put beneath 13 when the 6H
+            # lying at 6 was read a little off its place)
             q = self._nearest_pile(hd.last.centre)
             hd.lying_at = (q, "under")
             out += self._place(hd, index, t, "newcard")

@@ -578,6 +578,48 @@ def test_a_card_lost_from_sight_and_read_again_far_off_is_the_same_card(read_as,
     assert (w.hand is first) == same
 
 
+@pytest.mark.parametrize("lying_still, followed", [(True, False), (False, True)])
+def test_an_unread_shape_a_card_height_off_a_card_lying_still_is_not_that_card(lying_still, followed):
+    """A 7D read by pile 10, then missed, while an unread shape shows 0.9 card heights off, by pile 11.
+    Lying still at its last two looks, the card has not leapt there in a frame (9059 at 1080p: a TC lying
+    by 10 was taken for an unread JH lying at 11 and judged put down there, a false flag); carried
+    towards 10 at a hand's pace, it may have."""
+    w = _clock_watcher(expected=5)
+    view = GameView(expected_pile=5)
+    card = Card.parse("7D")
+    at10 = w.layout.centres[9] + w.h * 0.3 * w.layout.outward[9]
+    towards_11 = (w.layout.centres[10] - w.layout.centres[9]) / np.linalg.norm(w.layout.centres[10] - w.layout.centres[9])
+    shape = at10 + 0.9 * w.h * towards_11
+    looks = [at10, at10] if lying_still else [at10 - 0.3 * w.h * towards_11, at10]
+    for f, at in zip((1, 2), looks):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)
+    h = w.hand
+    assert h is not None and h.card == card and (h.still >= 2) == lying_still
+    w._observe(3, 3 / 30, Detections.from_rows([_one_up(w, shape, None)]), view)
+    assert (float(np.linalg.norm(h.last.centre - shape)) < 1.0) == followed
+
+
+@pytest.mark.parametrize("face_up_already, placed", [(True, False), (False, True)])
+def test_a_card_held_still_off_every_pile_is_put_down_when_the_next_card_is_read(face_up_already, placed):
+    """A TH held still between the centre and pile 3, where nothing lies, while a 6H is read by pile 6:
+    the next card is in play, so the TH was put down at the pile nearest to it. A 6H face up already is no
+    next card, only a table card read off its place: the TH is still in the hand (9058 at 1080p: a TH
+    held over the centre on its way from 4 to 10 was judged put beneath 13, a false flag)."""
+    w = _clock_watcher(expected=10)
+    six = Card.parse("6H")
+    view = GameView(expected_pile=10, face_up=frozenset({six}) if face_up_already else frozenset())
+    ten = Card.parse("TH")
+    held = 0.5 * (w.layout.centres[12] + w.layout.centres[2])
+    at6 = w.layout.centres[5] + w.h * 0.8 * w.layout.outward[5]
+    out = []
+    for f in range(1, 6):
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, held, ten)]), view)
+    h = w.hand
+    assert h is not None and h.announced and h.idle >= 3 and w._put_down_at(h) is None
+    out += w._observe(6, 6 / 30, Detections.from_rows([_one_up(w, held, ten), _one_up(w, at6, six)]), view)
+    assert any(o.event[0] == "place" for o in out) == placed
+
+
 def test_a_card_just_turned_over_on_its_own_stack_must_lie_still_longer():
     """Turned over at the centre and shown there, still for three frames: not yet put down on top of its
     own stack (a slow hand within the detector's scatter); still for six, it lies there."""
@@ -919,11 +961,14 @@ def test_a_turn_waiting_for_the_stacks_comes_out_first_and_amended():
     assert [o.event for o in w._release([], 16 + SOURCE_WAIT)][0] == ["turn", 9]
 
 
-@pytest.mark.parametrize("rank_read", [True, False])
-def test_a_shape_whose_rank_is_read_as_another_is_not_the_hand_card(rank_read):
+@pytest.mark.parametrize("rank_conf", [0.99, 0.88, None])
+def test_a_shape_whose_rank_is_read_as_another_is_not_the_hand_card(rank_conf):
     """A 5C carried from pile 9 towards 5 across the clock; the next look shows it unread further on, and
-    nearer the hand's last place a card with its rank read surely as a king (suit unread): that is
-    another card (the king at the centre), not the 5C. Read as nothing at all, it could be."""
+    nearer the hand's last place a card with its rank read as a king (suit unread): that is another card
+    (the king at the centre), not the 5C, even when the reading (0.88) is too unsure to count as a card's
+    (9058 at 1080p: the 5D lying at 5 read so was taken for the 7D just turned there). Read as nothing at
+    all, it could be."""
+    rank_read = rank_conf is not None
     w = _clock_watcher(expected=9)
     view = GameView(expected_pile=9)
     big = 1.1 * float(np.median(w.geometry.sizes))
@@ -935,7 +980,7 @@ def test_a_shape_whose_rank_is_read_as_another_is_not_the_hand_card(rank_read):
     king_at = np.array([610.0, 400.0])  # nearer the hand's last place than the 5C is now
     on = np.array([700.0, 430.0])
     king = list(_one_up(w, king_at, size=big))
-    king[2], king[4] = (13, 0.99) if rank_read else (0, 0.2)
+    king[2], king[4] = (13, rank_conf) if rank_read else (0, 0.2)
     w._observe(9, 0.3, Detections.from_rows([tuple(king), _one_up(w, on, size=big)]), view)
     assert w.hand is not None and w.hand.card == five
     took = w.hand.last.centre
