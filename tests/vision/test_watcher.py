@@ -599,27 +599,6 @@ def test_an_unread_shape_a_card_height_off_a_card_lying_still_is_not_that_card(l
     assert (float(np.linalg.norm(h.last.centre - shape)) < 1.0) == followed
 
 
-@pytest.mark.parametrize("face_up_already, placed", [(True, False), (False, True)])
-def test_a_card_held_still_off_every_pile_is_put_down_when_the_next_card_is_read(face_up_already, placed):
-    """A TH held still between the centre and pile 3, where nothing lies, while a 6H is read by pile 6:
-    the next card is in play, so the TH was put down at the pile nearest to it. A 6H face up already is no
-    next card, only a table card read off its place: the TH is still in the hand (9058 at 1080p: a TH
-    held over the centre on its way from 4 to 10 was judged put beneath 13, a false flag)."""
-    w = _clock_watcher(expected=10)
-    six = Card.parse("6H")
-    view = GameView(expected_pile=10, face_up=frozenset({six}) if face_up_already else frozenset())
-    ten = Card.parse("TH")
-    held = 0.5 * (w.layout.centres[12] + w.layout.centres[2])
-    at6 = w.layout.centres[5] + w.h * 0.8 * w.layout.outward[5]
-    out = []
-    for f in range(1, 6):
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, held, ten)]), view)
-    h = w.hand
-    assert h is not None and h.announced and h.idle >= 3 and w._put_down_at(h) is None
-    out += w._observe(6, 6 / 30, Detections.from_rows([_one_up(w, held, ten), _one_up(w, at6, six)]), view)
-    assert any(o.event[0] == "place" for o in out) == placed
-
-
 def test_a_card_just_turned_over_on_its_own_stack_must_lie_still_longer():
     """Turned over at the centre and shown there, still for three frames: not yet put down on top of its
     own stack (a slow hand within the detector's scatter); still for six, it lies there."""
