@@ -73,7 +73,8 @@ STILL_REREAD_REACH = 0.4
 #: both ways; they count because they explain 9015's unread ghosts of its JD).
 HAND_CLEAR = 0.6
 #: How far (card heights) an unread detection may lie from a hand card seen lying still at its last two
-#: looks (off the pile it came from) and still be that card (more only when it was out of sight longer: ``HAND_SPEED``).
+#: looks (off the pile it came from) and still be that card (more only when it was out of sight longer:
+#: ``HAND_SPEED``).
 STILL_HAND_REACH = 0.6
 #: A detection whose rank is read as another than the hand card's at this confidence is not the hand card,
 #: though too unsure to count as a reading (``min_confidence``): the recogniser's own threshold for

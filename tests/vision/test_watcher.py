@@ -588,7 +588,8 @@ def test_an_unread_shape_a_card_height_off_a_card_lying_still_is_not_that_card(l
     view = GameView(expected_pile=5)
     card = Card.parse("7D")
     at10 = w.layout.centres[9] + w.h * 0.3 * w.layout.outward[9]
-    towards_11 = (w.layout.centres[10] - w.layout.centres[9]) / np.linalg.norm(w.layout.centres[10] - w.layout.centres[9])
+    step = w.layout.centres[10] - w.layout.centres[9]
+    towards_11 = step / np.linalg.norm(step)
     shape = at10 + 0.9 * w.h * towards_11
     looks = [at10, at10] if lying_still else [at10 - 0.3 * w.h * towards_11, at10]
     for f, at in zip((1, 2), looks):
