@@ -799,8 +799,11 @@ class Watcher:
                 self.fd_recent.append((index, k + 1, centres[i].copy()))
         # 3. the hand card, and maybe the next one
         # (never an unread shape where the detector's phantom was found: see _phantom_hand)
-        cand = [i for i in up if i not in explained and not self._at_phantom(reads[i], centres[i])]
         h = self.hand
+        spent = self._spent_ranks(view, h)
+        cand = [i for i in up if i not in explained and not self._at_phantom(reads[i], centres[i])
+                and not (reads[i][0] is None and int(dets.rank[i]) in spent
+                         and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
         mine: int | None = None
         if h is not None and cand:
             same = [i for i in cand if h.card is not None and reads[i][0] == h.card]
@@ -1304,6 +1307,15 @@ class Watcher:
         return [(f, pl) for f, pl, c in self.fd_recent if f > last.frame and not (
             float(np.linalg.norm(c - last.centre)) > self.h
             and any(float(np.linalg.norm(c - b)) < 0.25 * self.h for b in before))]
+
+    def _spent_ranks(self, view: GameView, h: _Hand | None) -> set[int]:
+        """Ranks all four of whose cards lie face up already (the hand card's own rank aside): a shape
+        whose rank alone is read surely as one of them is a table card, never a new one in the hand
+        (9064 at 1080p: an unread shape at 10, its rank read at 0.99 with all four tens face up, was taken
+        for a card in the hand and held it, lying still, for the rest of the game: 23 pairs lost)."""
+        up = set(view.face_up) | {tc.card for tc in self.table}
+        own = {h.card.rank.value} if h is not None and h.card is not None else set()
+        return {r.value for r in Rank if r.value not in own and all(Card(r, s) in up for s in Suit)}
 
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""

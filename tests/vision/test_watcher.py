@@ -967,6 +967,38 @@ def test_a_shape_whose_rank_is_read_as_another_is_not_the_hand_card(rank_conf):
     assert np.allclose(took, on) == rank_read and np.allclose(took, king_at) == (not rank_read)
 
 
+@pytest.mark.parametrize("rank, rank_conf, starts", [(10, 0.99, False), (10, 0.5, True), (9, 0.99, True)])
+def test_a_shape_read_as_a_rank_all_face_up_starts_no_hand_card(rank, rank_conf, starts):
+    """All four tens lie face up. An unread shape by pile 10 whose rank alone is read surely as a ten is
+    one of them, not a new card in the hand (9064 at 1080p: such a shape held the hand, lying still, for
+    the rest of the game). Read unsurely, or as a rank not all face up, it may be a new card."""
+    w = _clock_watcher(expected=5)
+    view = GameView(face_up=frozenset(Card.parse(f"T{s}") for s in "CDHS"), expected_pile=5)
+    shape = list(_one_up(w, w.layout.centres[9] + w.h * 0.3 * w.layout.outward[9]))
+    shape[2], shape[4] = rank, rank_conf
+    w._observe(1, 1 / 30, Detections.from_rows([tuple(shape)]), view)
+    assert (w.hand is not None) == starts
+
+
+def test_a_shape_of_the_hand_cards_own_rank_may_be_the_hand_card():
+    """The TD in the hand is the fourth ten face up: an unread shape by it, its rank read as a ten, is
+    still followed as the TD."""
+    w = _clock_watcher(expected=11)
+    ten = Card.parse("TD")
+    others = frozenset(Card.parse(f"T{s}") for s in "CHS")
+    big = 1.1 * float(np.median(w.geometry.sizes))
+    start, on = np.array([560.0, 420.0]), np.array([600.0, 430.0])
+    for f in (3, 6):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, start, ten, size=big)]),
+                   GameView(face_up=others, expected_pile=11))
+    assert w.hand is not None and w.hand.card == ten and w.hand.announced
+    view = GameView(face_up=others | {ten}, expected_pile=10, in_hand=ten)  # as the referee tells it now
+    shape = list(_one_up(w, on, size=big))
+    shape[2], shape[4] = 10, 0.99
+    w._observe(9, 0.3, Detections.from_rows([tuple(shape)]), view)
+    assert w.hand is not None and w.hand.card == ten and np.allclose(w.hand.last.centre, on)
+
+
 def test_a_second_turn_held_back_lets_the_first_out_before_it():
     """A held turn is never lost: when the next card's turn is held too (the first card put down, the
     next one taken, in one look), the first pair comes out, then the put-down; the new pair waits."""
