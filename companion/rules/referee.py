@@ -143,6 +143,9 @@ class _State:
     carried: list[tuple[int, int]] = field(default_factory=list)
     source_unknown: bool = False  # the last card was never read, so its home (the next pile) is unknown
     misreturned: list[_Misreturn] = field(default_factory=list)  # put back face down on the wrong pile
+    # takes from a pile counted empty that no other pile could be charged with (see Referee._recount):
+    # some pile counts one face-down card too many, which one unknown
+    uncharged: int = 0
 
     @property
     def face_up(self) -> int:
@@ -153,7 +156,7 @@ class _State:
 
     @property
     def face_down(self) -> int:
-        return sum(self.down.values())
+        return max(0, sum(self.down.values()) - self.uncharged)
 
 
 class Referee:
@@ -179,6 +182,11 @@ class Referee:
     @property
     def face_up_count(self) -> int:
         return self._s.face_up
+
+    @property
+    def face_down_count(self) -> int:
+        """Cards face down in all (the piles' counts, less takes no pile could be charged with)."""
+        return self._s.face_down
 
     @property
     def face_down_counts(self) -> dict[int, int]:
@@ -338,6 +346,8 @@ class Referee:
             msg = f"You played on from {_the(played_on)}, so I follow from there. "
         if s.down[p] == 0:
             self._settle_carried(p)
+        if s.down[p] == 0 and fault is None and p == s.next_pile:
+            self._recount(p)
         phantom = s.down[p] == 0  # nothing face down there: the card came from somewhere we cannot tell
         if phantom:
             if fault is None:
@@ -416,6 +426,28 @@ class Referee:
                 s.down[p] += 1
                 del s.carried[k]
                 return
+
+    def _recount(self, p: int) -> None:
+        """A card taken from ``p``, where play is, while ``p`` is counted empty: in play as the rules go
+        that cannot be (each card of a pile's rank leads to one take there), so a take counted at ``p``
+        before came from another pile (the camera judged a source wrong). That pile still counts the card.
+        A pile with more face-down cards counted than the face-up cards allow there (4 less one for each
+        card of its rank face up; the centre 3 less one for each king) is charged with it; with none, no
+        pile is (9055 at 1080p: charging one at random emptied 5, and the 5D put on top of it was judged
+        beneath), and the total face down is one less than the piles count. Either way the take is judged
+        as any other: without this every later turn there is flagged as taken from an empty pile (9064 at
+        1080p: a take misjudged at 10, then nine flags to the end of the game)."""
+        s = self._s
+        # (a card taken by mistake, still to go back, led to no take at its own pile)
+        face_up = [c.rank.value for c in s.where if s.misplaced.get(c) not in _TAKEN_BY_MISTAKE]
+        spare = [(s.down[x] - ((3 if x == CENTRE else 4) - face_up.count(x)), -x) for x in PILES
+                 if x != p and not s.known_top[x]]
+        best = max(spare, default=(0, 0))
+        if best[0] > 0:
+            s.down[-best[1]] -= 1
+        else:
+            s.uncharged += 1
+        s.down[p] += 1
 
     def _on_see(self, ev: Event) -> tuple[Any, str]:
         s = self._s

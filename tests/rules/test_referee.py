@@ -59,6 +59,37 @@ def test_a_take_from_a_pile_counted_empty_settles_where_the_played_on_card_came_
     assert ref.face_down_counts[2] == 0 and ref.face_down_counts[1] == 3
 
 
+def test_a_take_where_play_is_from_a_pile_counted_empty_is_no_mistake():
+    """A card put down unread, the next take seen at 10 o'clock (source unknown: accepted), then the four
+    tens, each followed by a take at 10: the fourth finds 10 counted empty, though play is there as the
+    rules go. One take counted at 10 came from elsewhere, no pile can say which: no flag, and the total
+    face down counts one less than the piles."""
+    ref = Referee()
+    events = START + [["turn", 1], ["place", 5, "under"], ["turn", 10]]
+    for card in ("TC", "TD", "TH", "TS"):
+        events += [["see", card], ["place", 10, "under"], ["turn", 10]]
+    events += [["see", "2C"], ["place", 2, "under"], ["turn", 2]]
+    got = codes(ref, events)
+    assert got == [OK] * len(events)
+    assert ref.face_down_counts[10] == 0 and ref.face_down_counts[2] == 3
+    assert ref.face_down_count == 52 - 8 == sum(ref.face_down_counts.values()) - 1  # eight cards taken
+
+
+def test_a_take_from_a_pile_counted_empty_is_charged_to_a_pile_with_a_card_too_many():
+    """The 3C taken at 2 while play was at 1, then played on from (1 o'clock keeps a card the ace sent
+    play there for). Later a take at 3 from a card put down unread is counted at 3, so the fourth three
+    finds 3 counted empty: 1 o'clock, with one face-down card more than its face-up ace allows, gives it up."""
+    ref = Referee()
+    events = START + [["turn", 2], ["see", "3C"], ["place", 3, "under"], ["turn", 3], ["see", "3D"],
+                      ["place", 3, "under"], ["turn", 3], ["place", 7, "under"], ["turn", 3]]
+    for card in ("3H", "3S"):
+        events += [["see", card], ["place", 3, "under"], ["turn", 3]]
+    got = codes(ref, events)
+    assert got.count(Flag.WRONG_SOURCE_PILE.value) == 1 and got[-1] == OK
+    assert ref.face_down_counts[3] == 0 and ref.face_down_counts[1] == 3
+    assert ref.face_down_count == sum(ref.face_down_counts.values()) == 52 - 7  # seven cards taken
+
+
 def test_playing_on_from_a_fourth_king_taken_by_mistake_ends_the_game():
     ref = Referee()
     events = [["turn", 13], ["see", "KC"], ["place", 13, "under"],
