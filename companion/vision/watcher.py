@@ -1313,9 +1313,8 @@ class Watcher:
         whose rank alone is read surely as one of them is a table card, never a new one in the hand
         (9064 at 1080p: an unread shape at 10, its rank read at 0.99 with all four tens face up, was taken
         for a card in the hand and held it, lying still, for the rest of the game: 23 pairs lost)."""
-        up = set(view.face_up) | {tc.card for tc in self.table}
         own = {h.card.rank.value} if h is not None and h.card is not None else set()
-        return {r.value for r in Rank if r.value not in own and all(Card(r, s) in up for s in Suit)}
+        return {r.value for r in Rank if r.value not in own and all(self._impossible(Card(r, s), view) for s in Suit)}
 
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""
