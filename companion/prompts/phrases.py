@@ -47,7 +47,10 @@ KINDS = tuple(PRIORITY)
 
 #: In child mode, a right placement is praised every this many placements (the first one too).
 PRAISE_EVERY = 3
-#: A pending fix is reminded at most once per this many ok rows (the referee repeats it on every row).
+#: A pending fix is reminded at most once per this many ok rows (the referee repeats it on every row);
+#: each later reminder of the same fix waits twice as long as the one before (4, 8, 16, ... rows), so a
+#: fix the player does not make (or a flag that was the camera's mistake) stops being nagged about,
+#: while the message on screen still carries it. A new flag, or another fix pending, starts again at 4.
 REMIND_EVERY = 4
 _PRAISE = ("Well done!", "Great!", "Nice one!", "Super!", "Brilliant!", "Good job!")
 _KING_COUNT = ("", "first", "second", "third", "fourth")
@@ -115,6 +118,8 @@ class Phraser:
         self.reader = PlayReader()
         self._turns = 0
         self._since_remind = 0
+        self._remind_gap = REMIND_EVERY
+        self._reminding: str | None = None  # the fix the last reminder was about
 
     # -- public -----------------------------------------------------------------------------
     def for_row(self, row: dict[str, Any]) -> list[Prompt]:
@@ -130,7 +135,7 @@ class Phraser:
         if info.kind != "event":
             return []
         if info.is_flag:
-            self._since_remind = 0
+            self._since_remind, self._remind_gap = 0, REMIND_EVERY
             return [Prompt.of("alert", self._alert(info), info.frame)]
         out = [p for p in self._ok(info) if p.text.strip()]  # a row without a message says nothing
         reminder = self._reminder(info)
@@ -280,17 +285,20 @@ class Phraser:
     def _reminder(self, info: RowInfo) -> Prompt | None:
         m = REMINDER_RE.search(info.message or "")
         if not m:
-            self._since_remind = 0
+            self._since_remind, self._remind_gap = 0, REMIND_EVERY
             return None
+        what = m.group("what").strip()
+        if what != self._reminding:  # another fix pending: it gets the first gap again
+            self._reminding, self._remind_gap = what, REMIND_EVERY
         self._since_remind += 1
-        if self._since_remind < REMIND_EVERY:
+        if self._since_remind < self._remind_gap:
             return None
         self._since_remind = 0
+        self._remind_gap *= 2
         pending = self.reader.pending()
         if self.child and pending:
             fix = self._fix_text(pending[0])
             return Prompt.of("hint", "Don't forget: " + fix[0].lower() + fix[1:], info.frame)
-        what = m.group("what").strip()
         return Prompt.of("hint", f"Still waiting: {what}", info.frame)
 
     def _fix_text(self, m: Any) -> str:

@@ -103,16 +103,36 @@ def test_a_card_put_back_gets_a_thank_you(child):
 
 
 @pytest.mark.parametrize("child", [False, True])
-def test_a_pending_fix_is_reminded_now_and_then_not_on_every_row(child):
+def test_a_pending_fix_is_reminded_less_and_less_often_never_on_every_row(child):
     rows = oracle_rows("M20_wrong_target_pile")  # 3C never moved: every later ok message has the reminder
     assert sum("(Still waiting" in r.get("message", "") for r in rows) > 100
     _, prompts = run(rows, child)
     flat = [p for ps in prompts for p in ps]
     assert not any("(Still waiting" in p.text for p in flat)
-    reminders = [p for p in flat if p.kind == "hint" and ("Still waiting" in p.text or "Don't forget" in p.text)]
-    assert 5 < len(reminders) < 60
+    at = [i for i, ps in enumerate(prompts) for p in ps
+          if p.kind == "hint" and ("Still waiting" in p.text or "Don't forget" in p.text)]
+    assert 3 <= len(at) <= 8
+    gaps = [b - a for a, b in zip(at, at[1:])]
+    assert all(b > a for a, b in zip(gaps, gaps[1:])), gaps  # each reminder waits longer than the last
     if child:
-        assert all("three o'clock" in p.text for p in reminders), reminders[0]
+        assert all("three o'clock" in p.text for ps in prompts for p in ps if p.kind == "hint")
+
+
+def test_a_new_flag_starts_the_reminders_again_at_the_first_gap():
+    rows = oracle_rows("M20_wrong_target_pile")
+    waiting = [i for i, r in enumerate(rows) if "(Still waiting" in r.get("message", "")]
+    first = waiting[0]
+    flag = dict(rows[first - 1])  # the flag row itself, again, after a long quiet stretch
+    assert flag.get("verdict") not in (None, "ok", "ask")
+    later = first + 60
+    assert all(i in waiting for i in range(first, later + 12))
+    ph = Phraser()
+    seen = [ph.for_row(r) for r in rows[:later]]
+    assert sum(p.kind == "hint" for ps in seen for p in ps) >= 2
+    ph.for_row(flag)
+    after = [ph.for_row(r) for r in rows[later:later + 12]]
+    hints = [i for i, ps in enumerate(after) for p in ps if p.kind == "hint"]
+    assert hints and hints[0] == 3  # the fourth ok row after the flag, as at the start
 
 
 def test_normal_mode_stays_close_to_the_referee():
