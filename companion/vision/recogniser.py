@@ -16,7 +16,7 @@ a suit is reported only where an index glyph was read.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import cv2
@@ -42,6 +42,11 @@ class RecogniserConfig:
     suit_confidence: float = 0.9  # below this a suit is reported unknown
     background_reject: float = 0.5  # an index crop read as "not an index" at least this surely is dropped
     max_candidates: int = 80
+    #: Also take as an index corner a cell above ``corner_threshold`` that is no local peak of the heat
+    #: when the index centre it predicts (its sub-cell offset) lies at least this many index heights
+    #: from every peak's and every such cell's already taken: two indices of a fan slid beneath a pile
+    #: lie about one cell apart at the detector's stride, and the 3x3 peak test keeps only one. 0: off.
+    split_peaks: float = 0.0
     #: The long side, in pixels, of the frame the corner detector looks at. Bigger finds smaller
     #: cards (a 60 px card of a 1280 px frame is 18 px at 384) and costs time as its square.
     detector_size: int = DETECTOR_WIDTH
@@ -94,6 +99,8 @@ class RecogniserConfig:
             raise ValueError(f"detector_size must be a multiple of 32 between 128 and 2048, got {self.detector_size}")
         if self.max_candidates < 1:
             raise ValueError(f"max_candidates must be at least 1, got {self.max_candidates}")
+        if not 0.0 <= self.split_peaks <= 2.0:
+            raise ValueError(f"split_peaks must be between 0 (off) and 2 index heights, got {self.split_peaks}")
         if not 1 <= self.refine_rounds <= 5:
             raise ValueError(f"refine_rounds must be between 1 and 5, got {self.refine_rounds}")
 
@@ -109,6 +116,12 @@ class Candidates:
     card_h: np.ndarray  # (K,)
     index_h: np.ndarray  # (K,)
     card_centre: np.ndarray  # (K, 2)
+    #: (K,) bool: a corner taken by ``split_peaks`` beside a peak, not a peak of the heat itself
+    extra: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        if self.extra is None:
+            self.extra = np.zeros(len(self.score), bool)
 
 
 class Recogniser:
@@ -165,14 +178,16 @@ class Recogniser:
         for channel, thr in ((0, cfg.corner_threshold), (1, cfg.down_threshold)):
             heat = out[channel][:vh, :vw]
             peak = (heat >= thr) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
-            ys, xs = np.nonzero(peak)
+            split = _split_peaks(out, heat, peak, thr, cfg.split_peaks) if channel == 0 and cfg.split_peaks else peak
+            ys, xs = np.nonzero(split)
             if len(ys) > cfg.max_candidates:
                 keep = np.argsort(-heat[ys, xs])[: cfg.max_candidates]
                 ys, xs = ys[keep], xs[keep]
-            cells.append((channel, ys, xs))
-        ch = np.concatenate([np.full(len(ys), c) for c, ys, _ in cells])
-        ys = np.concatenate([ys for _, ys, _ in cells])
-        xs = np.concatenate([xs for _, _, xs in cells])
+            cells.append((channel, ys, xs, ~peak[ys, xs]))
+        ch = np.concatenate([np.full(len(ys), c) for c, ys, _, _ in cells])
+        ys = np.concatenate([ys for _, ys, _, _ in cells])
+        xs = np.concatenate([xs for _, _, xs, _ in cells])
+        extra = np.concatenate([e for *_, e in cells])
         at = out[:, ys, xs].astype(np.float64)  # (C, K): every output at every peak
         px = (xs + 0.5 + at[2]) * DETECTOR_STRIDE / s
         py = (ys + 0.5 + at[3]) * DETECTOR_STRIDE / s
@@ -188,6 +203,7 @@ class Recogniser:
             card_h=card_h.astype(np.float32),
             index_h=index_h.astype(np.float32),
             card_centre=np.c_[px + at[8] * card_h, py + at[9] * card_h].astype(np.float32).reshape(-1, 2),
+            extra=extra,
         )
 
     # -- stage 2 --------------------------------------------------------------------------
@@ -244,7 +260,7 @@ class Recogniser:
         g2[second_unsure, 1:] *= 0.5
         pts, ups, ihs = cand.points.copy(), cand.up.copy(), cand.index_h.copy()
         pts[keep], ups[keep], ihs[keep] = sub.points, sub.up, sub.index_h
-        moved = Candidates(pts, cand.score, cand.face_up, ups, cand.card_h, ihs, cand.card_centre)
+        moved = replace(cand, points=pts, up=ups, index_h=ihs)
         glyph_p, suit_p, geo = glyph_p.copy(), suit_p.copy(), geo.copy()
         if first:
             glyph_p[redo], suit_p[redo] = g2, s2
@@ -270,7 +286,7 @@ class Recogniser:
         for k, i in enumerate(idx):
             c, u, h = corrected_crop(tuple(cand.points[i]), tuple(cand.up[i]), float(cand.index_h[i]), geo[k])
             pts[i], ups[i], ihs[i] = c, u, h
-        return Candidates(pts, cand.score, cand.face_up, ups, cand.card_h, ihs, cand.card_centre)
+        return replace(cand, points=pts, up=ups, index_h=ihs)
 
     def crops(self, frame: np.ndarray | Pyramid, cand: Candidates) -> np.ndarray:
         pyr = frame if isinstance(frame, Pyramid) else Pyramid(frame)
@@ -427,7 +443,7 @@ class Recogniser:
             active = active[again]
             if not len(active):
                 break
-        turned = Candidates(cand.points, cand.score, cand.face_up, ups, cand.card_h, cand.index_h, cand.card_centre)
+        turned = replace(cand, up=ups)
         return turned, glyph_p, suit_p
 
     def _retry(self, pyr: Pyramid, cand: Candidates, glyph_p: np.ndarray, suit_p: np.ndarray
@@ -478,6 +494,8 @@ class Recogniser:
                 if math.dist(centre[i], centre[j]) >= cfg.merge_distance * card_h[j] and \
                         not any(_opposite_corners(cand, i, up_idx[m]) for m in g):  # not near
                     continue
+                if any(_fanned_corners(cand, i, up_idx[m]) for m in g):  # the next card of a fan, however read
+                    continue
                 # a corner printed the same way up as one of the group's and read as another card is
                 # the next card of a fan. One printed the other way up and read as another *rank* is a
                 # neighbour's opposite corner whose predicted centre falls near (the detector's card
@@ -495,6 +513,8 @@ class Recogniser:
                 groups.append([k])
         rows = []
         for g in groups:
+            if cand.extra[up_idx[g]].all() and rank_p[g, 1:].max() < cfg.min_confidence:
+                continue  # a corner found only beside a peak counts when its rank is read: else it is noise
             rows.append(self._card_from_corners(cand, up_idx, g, rank_p, suit_p, glyph_read))
         rows = _dedupe_same_card(rows)
         for i in np.nonzero(~cand.face_up)[0]:
@@ -581,6 +601,31 @@ def _opposite_corners(cand: Candidates, i: int, j: int) -> bool:
     reach = OPPOSITE_REACH * h
     return bool(np.linalg.norm(cand.card_centre[i] - mid) < reach and np.linalg.norm(cand.card_centre[j] - mid) < reach)
 
+
+def _fanned_corners(cand: Candidates, i: int, j: int) -> bool:
+    """Whether candidates ``i`` and ``j``, printed the same way up, are indices of two cards: one card's
+    indices printed the same way up lie side by side along its top edge, a card's width apart, never
+    one above the other; two index corners a step apart (a fan slid beneath a pile, a fifth of a card)
+    are two cards, even when one of them is not read (grouping them gave the card read the place of
+    the one not read)."""
+    if float(cand.up[i] @ cand.up[j]) < OPPOSITE_COS:
+        return False
+    d = cand.points[i] - cand.points[j]
+    ih = float(cand.index_h[i] + cand.index_h[j]) / 2
+    gap = float(np.hypot(*d))
+    if gap <= FAN_STEP * ih:
+        return False  # one index seen twice
+    u = (cand.up[i] + cand.up[j]) / 2
+    along = abs(float(d @ u)) / max(float(np.hypot(*u)), 1e-6)
+    return along > FAN_STEP * ih or FAN_ACROSS * ih < gap < SIDE_BY_SIDE * float(cand.card_h[i] + cand.card_h[j]) / 2
+
+
+#: Two index corners printed the same way up are two cards when they lie more than ``FAN_STEP`` index
+#: heights apart along their up, or more than ``FAN_ACROSS`` index heights but less than
+#: ``SIDE_BY_SIDE`` card heights apart across it (nearer, they may be one index seen twice).
+FAN_STEP = 0.6
+FAN_ACROSS = 0.9
+SIDE_BY_SIDE = 0.45
 
 #: Two corners are one card's two indices when their ups are within about 30 degrees of opposite,
 #: they lie 0.7 to 1.4 card heights apart (the indices' diagonal, whatever the deck's margins) and
@@ -682,7 +727,7 @@ def _detector_tensor(small: np.ndarray, s: float) -> tuple[np.ndarray, float, tu
 
 def _subset(c: Candidates, keep: np.ndarray) -> Candidates:
     return Candidates(c.points[keep], c.score[keep], c.face_up[keep], c.up[keep], c.card_h[keep], c.index_h[keep],
-                      c.card_centre[keep])
+                      c.card_centre[keep], c.extra[keep])
 
 
 def _merge(a: Candidates, b: Candidates) -> Candidates:
@@ -692,7 +737,8 @@ def _merge(a: Candidates, b: Candidates) -> Candidates:
         return a
     allc = Candidates(pts, np.concatenate([a.score, b.score]), np.concatenate([a.face_up, b.face_up]),
                       np.concatenate([a.up, b.up]), np.concatenate([a.card_h, b.card_h]),
-                      np.concatenate([a.index_h, b.index_h]), np.concatenate([a.card_centre, b.card_centre]))
+                      np.concatenate([a.index_h, b.index_h]), np.concatenate([a.card_centre, b.card_centre]),
+                      np.concatenate([a.extra, b.extra]))
     order = np.argsort(-allc.score)
     dist = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
     radius = np.where(allc.face_up, 0.5 * np.maximum(allc.index_h, 4.0), 0.3 * allc.card_h)
@@ -739,3 +785,21 @@ def _rank_matrix(alphabet: str) -> np.ndarray:
     for g, name in enumerate(GLYPHS):
         m[g, table.get(name, 0)] = 1.0
     return m
+
+
+def _split_peaks(out: np.ndarray, heat: np.ndarray, peak: np.ndarray, thr: float, dist: float) -> np.ndarray:
+    """``peak`` with the cells added that predict an index centre of their own (see ``split_peaks``)."""
+    ys, xs = np.nonzero(peak)
+    oy, ox = np.nonzero((heat >= thr) & ~peak)
+    if not len(oy) or not len(ys):
+        return peak
+    taken = np.c_[xs + out[2, ys, xs], ys + out[3, ys, xs]]
+    cx, cy = ox + out[2, oy, ox], oy + out[3, oy, ox]
+    ih = np.exp(out[7, oy, ox])  # index height in cells
+    peak = peak.copy()
+    for k in np.argsort(-heat[oy, ox]):
+        c = np.array([cx[k], cy[k]])
+        if np.min(np.hypot(*(taken - c).T)) >= dist * ih[k]:
+            peak[oy[k], ox[k]] = True
+            taken = np.vstack([taken, c])
+    return peak

@@ -711,10 +711,13 @@ class Watcher:
                 d = tc.distance(centres[i]) / self._pile_h(tc.pile)
                 card = reads[i][0]
                 # read as another card: a misreading of this one only when that card cannot be new
-                # (it is face up already); an unseen card read here is a new card (just turned over)
+                # (it is face up already) and does not lie here itself (a fan's cards lie a few pixels
+                # apart: the next card of the fan read rightly is no misreading of this one); an unseen
+                # card read here is a new card (just turned over)
                 in_hand = self.hand is not None and card is not None and card == self.hand.card
                 if d < 0.12 and (card is None or card == tc.card or (d < 0.05 and self._impossible(card, view)
-                                                                     and not in_hand)) \
+                                                                     and not in_hand
+                                                                     and not self._lies_at(card, centres[i]))) \
                         and d < best_d:
                     best, best_d = i, d
             if best is None:
@@ -1315,6 +1318,11 @@ class Watcher:
         for a card in the hand and held it, lying still, for the rest of the game: 23 pairs lost)."""
         own = {h.card.rank.value} if h is not None and h.card is not None else set()
         return {r.value for r in Rank if r.value not in own and all(self._impossible(Card(r, s), view) for s in Suit)}
+
+    def _lies_at(self, card: Card | None, point: np.ndarray) -> bool:
+        """Whether the table model has ``card`` lying at ``point`` (within the match reach of a table card)."""
+        tc = self.table.cards.get(card) if card is not None else None
+        return tc is not None and tc.distance(point) < 0.12 * self._pile_h(tc.pile)
 
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""

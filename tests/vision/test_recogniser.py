@@ -359,6 +359,39 @@ def test_fanned_corners_read_as_different_cards_stay_two_cards():
     assert unsure_rank.suit_probs[0].argmax() == 1
 
 
+def test_a_fans_next_corner_not_read_is_not_grouped_with_the_one_read():
+    """Two index corners printed the same way up, one above the other a fifth of a card apart (a fan
+    slid beneath a pile): two cards, however surely each is read. Grouped, the card read took the
+    place of the one not read (a queen of hearts reported at the queen of clubs' corner)."""
+    from companion.vision.recogniser import Candidates, Recogniser, RecogniserConfig, _rank_matrix
+    from companion.vision.spec import GLYPH_ID, GLYPHS
+
+    rec = Recogniser.__new__(Recogniser)
+    rec.config = RecogniserConfig()
+    rec._rank_matrix = _rank_matrix("english")
+    step = np.array([0.0, 22.0], np.float32)  # down the card, 1.1 index heights
+    pts = np.array([[100.0, 100.0], [100.0, 100.0]], np.float32) + np.array([[0, 0], step])
+    cand = Candidates(points=pts, score=np.array([0.9, 0.6], np.float32), face_up=np.ones(2, bool),
+                      up=np.tile(np.array([[0.0, -1.0]], np.float32), (2, 1)),
+                      card_h=np.full(2, 100.0, np.float32), index_h=np.full(2, 20.0, np.float32),
+                      card_centre=pts + np.array([[25.0, 40.0]], np.float32))
+    g = np.full((2, len(GLYPHS)), 0.001, np.float32)
+    g[:, 0] = 0.0
+    g[0, GLYPH_ID["Q"]], g[1, GLYPH_ID["Q"]] = 0.5, 0.99  # the upper corner unsure, the lower one a queen
+    g /= g.sum(1, keepdims=True)
+    s = np.array([[0.5, 0.1, 0.3, 0.1, 0.0], [0.0, 0.0, 0.99, 0.01, 0.0]], np.float32)
+    dets = rec._assemble(cand, g, s)
+    assert len(dets) == 2
+    read = [i for i in range(len(dets)) if dets.card(i) is not None]
+    assert [str(dets.card(i)) for i in read] == ["QH"]
+    assert np.allclose(dets.index_centres[read[0]], pts[1])  # where the queen of hearts' corner is
+    # the same two corners half an index height apart: one index seen twice, one card
+    near = Candidates(points=pts[[0, 0]] + np.array([[0, 0], [0, 10.0]], np.float32), score=cand.score,
+                      face_up=cand.face_up, up=cand.up, card_h=cand.card_h, index_h=cand.index_h,
+                      card_centre=cand.card_centre[[0, 0]])
+    assert len(rec._assemble(near, g, s)) == 1
+
+
 def test_a_cards_two_indices_make_one_card_centred_between_them():
     """A card half under a stack: the detector's centre from each corner is off, in different
     directions, further apart than the merge distance. Two corners printed opposite ways up, a card's
@@ -675,3 +708,37 @@ def test_a_part_of_the_frame_is_read_in_the_frames_pixels(rec, held_out_deck):
     lo, hi = d.index_boxes[hits[0], :2], d.index_boxes[hits[0], 2:]
     assert np.all(lo >= (1100, 410)) and np.all(hi <= (1500, 810))
     assert len(rec.read_region(frame, (1800, 1000, 1804, 1004))) == 0  # a box too small to hold a card
+
+
+def _heat_out(cells):
+    """A detector output (10, 8, 8) with the given cells' heat, sub-cell offset and index height (cells)."""
+    out = np.zeros((10, 8, 8), np.float32)
+    for (y, x), (heat, dx, dy, index_h) in cells.items():
+        out[0, y, x], out[2, y, x], out[3, y, x], out[7, y, x] = heat, dx, dy, math.log(index_h)
+    return out
+
+
+def test_a_cell_beside_a_peak_that_points_at_an_index_of_its_own_is_a_second_corner():
+    from companion.vision.recogniser import _split_peaks
+
+    # a fan: two indices 1.2 cells apart; the weaker one's own cell is beside the stronger one's peak
+    out = _heat_out({(3, 3): (0.9, 0.1, 0.0, 1.5), (3, 4): (0.6, 0.3, 0.0, 1.5), (4, 3): (0.5, 0.1, -0.9, 1.5)})
+    heat = out[0]
+    peak = (heat >= 0.3) & (heat == cv2.dilate(heat, np.ones((3, 3), np.uint8)))
+    assert list(zip(*np.nonzero(peak))) == [(3, 3)]  # the 3x3 peak test keeps one
+    split = _split_peaks(out, heat, peak, 0.3, 0.5)
+    # (3, 4) predicts a centre 1.2 cells from the peak's: a second index; (4, 3) predicts the peak's own
+    assert sorted(zip(*np.nonzero(split))) == [(3, 3), (3, 4)]
+    # asked for 1 index height (1.5 cells) apart, 1.2 cells is not enough
+    assert sorted(zip(*np.nonzero(_split_peaks(out, heat, peak, 0.3, 1.0)))) == [(3, 3)]
+    # a cell below the threshold never counts
+    assert sorted(zip(*np.nonzero(_split_peaks(out, heat, peak, 0.7, 0.5)))) == [(3, 3)]
+
+
+def test_split_peaks_is_validated():
+    from companion.vision.recogniser import RecogniserConfig
+
+    with pytest.raises(ValueError, match="split_peaks"):
+        RecogniserConfig(split_peaks=-0.1)
+    with pytest.raises(ValueError, match="split_peaks"):
+        RecogniserConfig(split_peaks=3.0)

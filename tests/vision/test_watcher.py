@@ -768,6 +768,29 @@ def test_a_table_card_read_off_its_place_with_nothing_moving_is_still_that_card(
             assert float(np.linalg.norm(kept.centre - place)) < 1e-6  # not drifted to the far guess
 
 
+@pytest.mark.parametrize("both_read", [True, False])
+def test_two_fan_cards_lying_close_are_each_matched_to_their_own_reading(both_read):
+    """9H and 9C both beneath pile 9, their places 0.03 card heights apart (the model's centres of a
+    fan's cards). The 9C read at the 9C's place is no misreading of the 9H, which is read a little off
+    its own place: each detection is its own card, none is left over to start a hand card (9072 at
+    1080p: the 9C's reading was taken for the 9H, the 9H's reading was left over, taken for a card in
+    the hand lying still, and held play up for the rest of the game). With the 9H read in no look, the
+    9C's reading is its own card still."""
+    w, view, place, nine_h = _lying_beneath(9, "9H", moving=False)
+    nine_c = Card.parse("9C")
+    c_place = place + np.array([0.03 * w.h, 0.0])
+    w.table.put(TableCard(nine_c, 9, "under", c_place.copy(), 2, 2))
+    view = GameView(expected_pile=10, face_up=frozenset({nine_h, nine_c}))
+    rows = [_one_up(w, c_place + np.array([1.0, 0.0]), nine_c)]
+    if both_read:
+        rows.append(_one_up(w, place - np.array([0.09 * w.h, 0.0]), nine_h))
+    for f in (10, 13, 16):
+        w._observe(f, f / 30, Detections.from_rows(rows), view)
+        assert w.hand is None
+        c = next(tc for tc in w.table if tc.card == nine_c)
+        assert c.missing == 0 and c.last_seen == f
+
+
 @pytest.mark.parametrize("moving", [False, True])
 def test_a_table_card_taken_for_picked_up_that_never_left_its_place_is_let_go(moving):
     """A TC beneath pile 10, read in the hand while a hand turned the next card there, but seen four
