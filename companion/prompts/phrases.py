@@ -135,7 +135,7 @@ class Phraser:
         if info.kind != "event":
             return []
         if info.is_flag:
-            self._since_remind, self._remind_gap = 0, REMIND_EVERY
+            self._restart_reminders()
             return [Prompt.of("alert", self._alert(info), info.frame)]
         out = [p for p in self._ok(info) if p.text.strip()]  # a row without a message says nothing
         reminder = self._reminder(info)
@@ -282,10 +282,13 @@ class Phraser:
             text = f"{_PRAISE[(n // PRAISE_EVERY) % len(_PRAISE)]} {text}"
         return [Prompt.of("next", text, f)]
 
+    def _restart_reminders(self) -> None:
+        self._since_remind, self._remind_gap = 0, REMIND_EVERY
+
     def _reminder(self, info: RowInfo) -> Prompt | None:
         m = REMINDER_RE.search(info.message or "")
         if not m:
-            self._since_remind, self._remind_gap = 0, REMIND_EVERY
+            self._restart_reminders()
             return None
         what = m.group("what").strip()
         if what != self._reminding:  # another fix pending: it gets the first gap again

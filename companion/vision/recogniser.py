@@ -16,7 +16,7 @@ a suit is reported only where an index glyph was read.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from pathlib import Path
 
 import cv2
@@ -726,8 +726,7 @@ def _detector_tensor(small: np.ndarray, s: float) -> tuple[np.ndarray, float, tu
 
 
 def _subset(c: Candidates, keep: np.ndarray) -> Candidates:
-    return Candidates(c.points[keep], c.score[keep], c.face_up[keep], c.up[keep], c.card_h[keep], c.index_h[keep],
-                      c.card_centre[keep], c.extra[keep])
+    return Candidates(*(getattr(c, f.name)[keep] for f in fields(Candidates)))
 
 
 def _merge(a: Candidates, b: Candidates) -> Candidates:
@@ -735,10 +734,7 @@ def _merge(a: Candidates, b: Candidates) -> Candidates:
     pts = np.concatenate([a.points, b.points])
     if len(pts) == 0:
         return a
-    allc = Candidates(pts, np.concatenate([a.score, b.score]), np.concatenate([a.face_up, b.face_up]),
-                      np.concatenate([a.up, b.up]), np.concatenate([a.card_h, b.card_h]),
-                      np.concatenate([a.index_h, b.index_h]), np.concatenate([a.card_centre, b.card_centre]),
-                      np.concatenate([a.extra, b.extra]))
+    allc = Candidates(*(np.concatenate([getattr(a, f.name), getattr(b, f.name)]) for f in fields(Candidates)))
     order = np.argsort(-allc.score)
     dist = np.hypot(*(pts[:, None, :] - pts[None, :, :]).transpose(2, 0, 1))
     radius = np.where(allc.face_up, 0.5 * np.maximum(allc.index_h, 4.0), 0.3 * allc.card_h)

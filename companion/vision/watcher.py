@@ -81,6 +81,9 @@ STILL_HAND_REACH = 0.6
 #: reporting a rank (9058 at 1080p: the 5D lying at 5, its rank read at 0.88, was taken for the 7D just
 #: turned there, which was then judged put beneath 5)
 OTHER_RANK_CONFIDENCE = 0.85
+#: A face-up detection within this many pile card heights of a table card's place may be that card
+#: (read as it, unread, or surely misread); ``Watcher._lies_at`` asks the same of a reading.
+TABLE_MATCH_REACH = 0.12
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
@@ -715,7 +718,7 @@ class Watcher:
                 # apart: the next card of the fan read rightly is no misreading of this one); an unseen
                 # card read here is a new card (just turned over)
                 in_hand = self.hand is not None and card is not None and card == self.hand.card
-                if d < 0.12 and (card is None or card == tc.card or (d < 0.05 and self._impossible(card, view)
+                if d < TABLE_MATCH_REACH and (card is None or card == tc.card or (d < 0.05 and self._impossible(card, view)
                                                                      and not in_hand
                                                                      and not self._lies_at(card, centres[i]))) \
                         and d < best_d:
@@ -1322,7 +1325,7 @@ class Watcher:
     def _lies_at(self, card: Card | None, point: np.ndarray) -> bool:
         """Whether the table model has ``card`` lying at ``point`` (within the match reach of a table card)."""
         tc = self.table.cards.get(card) if card is not None else None
-        return tc is not None and tc.distance(point) < 0.12 * self._pile_h(tc.pile)
+        return tc is not None and tc.distance(point) < TABLE_MATCH_REACH * self._pile_h(tc.pile)
 
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""
