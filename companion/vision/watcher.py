@@ -1584,7 +1584,8 @@ class Watcher:
             return source, True
         lifted = _lifted(h)
         there, judged = (self._stack_change(k, since, lifted) for k in (expected, source))
-        turned_there = sum(pl == source for pl, _ in h.fd_points) >= 2
+        at_source = sum(pl == source for pl, _ in h.fd_points)
+        turned_there = at_source >= 2 or (at_source >= 1 and at_source == len(h.fd_points))
         if self._home_is(h, source) and there is not None and there >= STACK_TAKEN \
                 and (judged is None or judged <= there) and not turned_there:
             # judged taken from its own pile, while the stack where play is lost its top card: the card
@@ -1595,7 +1596,9 @@ class Watcher:
             # 53.1 where play was, 43.9 at pile 2, untouched). Not when it was seen lifted face down there,
             # twice, before its face showed: turned over at its own pile, out of turn (8993 at 640x360: an AS
             # turned at 1 by mistake, where play was at 13 the KS just put beneath it had changed the stack
-            # by 4.2 grey levels; judged taken at 13, its return to 1 then taken for a place beneath 1)
+            # by 4.2 grey levels; judged taken at 13, its return to 1 then taken for a place beneath 1); or
+            # once, and face down nowhere else (9370 at 640x360: a 3D turned at 3 by mistake while play was
+            # at 4, the arm reaching for 3 lay still across the stack of 4, 34 grey levels of "change")
             return expected, True
         if there is not None and judged is not None:
             taken_there = there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)

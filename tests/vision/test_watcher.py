@@ -872,15 +872,20 @@ def test_a_card_judged_taken_from_its_own_pile_was_carried_there(taken, hand_ove
     assert w._source_by_stacks(9, h) == want
 
 
-@pytest.mark.parametrize("backs_at_9, want", [(0, (8, True)), (1, (8, True)), (2, (9, False))])
-def test_a_card_seen_lifted_face_down_at_its_own_pile_is_not_taken_for_carried_there(backs_at_9, want):
+@pytest.mark.parametrize("backs_at_9, backs_elsewhere, want", [
+    (0, 0, (8, True)), (1, 0, (9, False)), (2, 0, (9, False)), (1, 1, (8, True)), (2, 1, (9, False))])
+def test_a_card_seen_lifted_face_down_at_its_own_pile_is_not_taken_for_carried_there(backs_at_9, backs_elsewhere,
+                                                                                     want):
     """A 9S first seen at 9 while play is at 8, whose stack changed (there: a card just put beneath 8
-    changes it too), the hand over 9. Seen lifted face down at 9 twice before its face showed, it was
-    turned over there (8993's AS at 640x360, turned at 1 out of turn and put back): the stacks must
-    decide, it is not taken at once for one carried from 8; with fewer such sightings it is, as before."""
+    changes it too, and so does an arm lying still over it as the hand turns a card at 9), the hand over
+    9. Seen lifted face down at 9 twice before its face showed (8993's AS at 640x360, turned at 1 out of
+    turn and put back), or once and nowhere else (9370's 3D, turned at 3 while play was at 4, the arm
+    reaching across the stack of 4), it was turned over there: the stacks must decide, it is not taken at
+    once for one carried from 8. Seen face down nowhere, or once at 9 and also elsewhere, it is."""
     w, h = _taken_from(8, 9, frames=16)
     h.card = Card.parse("9S")
-    h.fd_points = [(9, w.layout.centres[8].copy()) for _ in range(backs_at_9)]
+    h.fd_points = [(9, w.layout.centres[8].copy()) for _ in range(backs_at_9)] + \
+        [(7, w.layout.centres[6].copy()) for _ in range(backs_elsewhere)]
     assert w._source_by_stacks(9, h) == want
 
 
