@@ -60,6 +60,13 @@ LEANING = 0.5
 #: A hand card out of sight moves up to this many card heights a frame (at most HAND_REACH_MAX).
 HAND_SPEED = 0.35
 HAND_REACH_MAX = 6.0
+#: Looks of a still run at which a card lying by a stack, one index showing, saw that stack's back: then
+#: it lies beneath, even square on the stack by its quad (``Watcher._corner_beside_stack``).
+STACK_SEEN_BENEATH = 3
+#: The hand card's pace is that of its last two looks when they are at most this many frames apart; it is
+#: kept up for at most CARRY_AHEAD frames (``Watcher._carried_to``).
+CARRY_LOOKS_APART = 6
+CARRY_AHEAD = 9
 #: A card this close to its stack's centre (card heights along the fan), slid beneath it, has its
 #: inner index covered: seen with both, it lies above the stack.
 BOTH_SHOW_ALONG = 0.6
@@ -828,9 +835,16 @@ class Watcher:
                 # stack, is about to be carried off
                 lying_still = h.still >= 2 and h.left_source
                 reach = self._hand_reach(h.last.frame, index, STILL_HAND_REACH if lying_still else 1.5)
-                near = [i for i in near if float(np.linalg.norm(centres[i] - h.last.centre)) < reach]
+                # where it is carried to (its last two looks' pace, kept on): a card carried fast is
+                # nearer there than where it was, and an unread table card it passed (half hidden by the
+                # arm, its quad off its place) nearer where it was (9069 at 1080p: the 6H lying by 6,
+                # 0.7 card heights behind a 2C carried to 2, was taken for the 2C, which was then judged
+                # put beneath 6 as it showed again further on)
+                ahead = h.last.centre if lying_still else self._carried_to(h, index)
+                near = [i for i in near if min(float(np.linalg.norm(centres[i] - h.last.centre)),
+                                               float(np.linalg.norm(centres[i] - ahead))) < reach]
                 if near:
-                    mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - h.last.centre)))
+                    mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - ahead)))
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
         if h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
@@ -895,7 +909,15 @@ class Watcher:
                 out += self._vanished(self.hand, index, t, view, force=True)  # the card taken in exchange
                 self.hand = None
             elif self.hand is not None:
-                self.hand.lying_at = self._put_down_at(self.hand)
+                down = self._put_down_at(self.hand)
+                if down is not None and down[1] != "under" and any(
+                        self._pile_at(centres[k]) == down[0] for k in others):
+                    # the next card is turned at the stack it lies by: it does not cover that stack, so
+                    # it lies beneath (a card put on top is moved off before the stack's next card can
+                    # be taken; 9072 at 1080p: a 4H slid beneath 4, its quad over the stack, was judged
+                    # put on top when the 6S was turned at 4, a false WRONG_SIDE)
+                    down = (down[0], "under")
+                self.hand.lying_at = down
                 out += self._place(self.hand, index, t, "newcard")
             i = max(others, key=lambda i: (reads[i][0] is not None, dets.confidence(i)))
             o = self._orphan
@@ -984,6 +1006,23 @@ class Watcher:
         more the longer it was out of sight (a hand carries a card about a third of a card height a
         frame; an unread card carried fast, missed for three looks, was taken for a new one: 2001)."""
         return min(HAND_REACH_MAX, max(least, HAND_SPEED * (index - last_frame))) * self.h
+
+    def _carried_to(self, h: _Hand, index: int) -> np.ndarray:
+        """Where the hand card is now if it kept the pace of its last two looks (these no more than
+        ``CARRY_LOOKS_APART`` frames apart, the pace at most ``HAND_SPEED`` card heights a frame, kept up
+        for at most ``CARRY_AHEAD`` frames); where it was last seen when it has no such pace."""
+        if len(h.sightings) < 2:
+            return h.last.centre
+        a, b = h.sightings[-2], h.sightings[-1]
+        gap = b.frame - a.frame
+        if not 0 < gap <= CARRY_LOOKS_APART:
+            return b.centre
+        v = (b.centre - a.centre) / gap
+        speed = float(np.linalg.norm(v))
+        most = HAND_SPEED * self.h
+        if speed > most:
+            v = v * (most / speed)
+        return b.centre + v * min(index - b.frame, CARRY_AHEAD)
 
     def _follow_view(self, dets: Detections, centres: np.ndarray, reads: dict) -> None:
         """The camera (or the table) shifted: the table's cards are all read a little off their places,
@@ -1156,7 +1195,10 @@ class Watcher:
         # on top of the stack it was just turned over at, not yet carried off: it is shown there first,
         # so it must lie still twice as long (a trained detector's scatter hides a slow hand: 9017's
         # first card, held over the centre for three frames, was judged put on top and picked up)
-        at_source = pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source
+        # Likewise a card of another pile's rank held out in its source's fan as it is shown (9072 at 1080p:
+        # an AH turned at 3, held for two looks over the 3H lying beneath 3, was judged put beneath 3)
+        at_source = pos is not None and pos[0] == h.source and not h.left_source and (
+            pos[1] == "top" or not self._home_is(h, pos[0]))
         wait = 2 * p.moving_every if at_source else p.moving_every
         if h.still >= p.still_reads + at_source and index - h.still_from >= wait and pos is not None and not lifted:
             if h.lying_at is None:
@@ -1169,7 +1211,7 @@ class Watcher:
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
             # (on top of the stack it was just turned over at, only once it has lain there side_wait looks:
             # the card itself hides that stack while it is shown there; a card of that pile's rank at once)
-            shown = at_source and not self._home_is(h, pos[0])
+            shown = at_source and pos[1] == "top" and not self._home_is(h, pos[0])
             if h.lying_reads >= p.side_wait or not shown and (
                     pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2
                     or self._side_by_place(pos[0], s.centre, h) is not None):
@@ -1282,6 +1324,16 @@ class Watcher:
         # over there and put back at once)
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
+
+    def _corner_beside_stack(self, h: _Hand) -> bool:
+        """The hand card lay still by a stack whose back showed at ``STACK_SEEN_BENEATH`` looks, and no look
+        of that still run showed both its indices: it lies beneath that stack with one corner showing,
+        however square on the stack its quad (guessed from that corner) lies. A card on top shows both
+        indices (9044's KD at 1080p, square on the centre, the stack's back seen at three looks too, was on
+        top); 9069's AH at 1080p, slid beneath 1, its quad over the stack, was judged put on top."""
+        if not self._both_known or h.stack_seen < STACK_SEEN_BENEATH or not h.sightings:
+            return False
+        return not any(x.both for x in h.sightings[-max(h.still, 1):])
 
     def _square_on(self, q: int, centre: np.ndarray) -> bool:
         """A card centred here lies square on the stack of pile ``q``, covering it: within half of
@@ -1396,6 +1448,12 @@ class Watcher:
         if n < p.agree:
             card, fused = self._fused(h)  # no two sure readings agree: what do its looks say together?
             if card is None:
+                return
+            if recent and card not in recent:
+                # unsure looks outweighing a sure reading of another card: blurred looks err alike, so
+                # they are no independent evidence; wait for a second sure reading (9072 at 1080p: a 3H
+                # read surely once as it was turned, then three blurred looks leaning to 10 as it was
+                # carried to 3, was announced as TH, a false WRONG_TARGET_PILE)
                 return
         if h.card is not None and card != h.card and h.announced:
             return  # keep the first belief (a later disagreement is a misread)
@@ -1651,11 +1709,13 @@ class Watcher:
         if side in ("near", "top"):
             down = (self._view.face_down or {}).get(q) if self._view is not None else None
             by_place = self._side_by_place(q, h.last.centre, h)
-            if (h.stack_seen > 0 and not self._square_on(q, h.last.centre)) or down == 0:
+            if (h.stack_seen > 0 and not self._square_on(q, h.last.centre)) or down == 0 \
+                    or self._corner_beside_stack(h):
                 # (not for a card lying square on the stack, which it covers: the stack was seen past it as
                 # it came down: 9044's KD at 1080p, 0.005 card heights from the centre's, put on top and
                 # judged beneath, a WRONG_SIDE missed; a card still sliding out beneath may rest a moment
-                # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath)
+                # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
+                # ``_corner_beside_stack``)
                 side = "under"
             elif by_place is not None:
                 side = by_place

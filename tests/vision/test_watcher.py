@@ -1281,3 +1281,115 @@ def test_a_card_seen_face_down_at_its_own_pile_after_went_beneath_it(seen_down_a
     out = w._vanished(h, 30, 1.0, w._view, force=True)
     assert [o.event for o in out] == [event]
     assert (Card.parse("5S") in w.table.cards) is (event[0] == "place")
+
+
+@pytest.mark.parametrize("pace, follows", [(0.3, "ahead"), (0.0, "behind")])
+def test_a_card_carried_fast_is_followed_along_its_way_not_to_a_shape_it_passed(pace, follows):
+    """A 2C read twice by pile 6, carried towards 2 at ``pace`` card heights a frame; the next look
+    shows two unread shapes: one 0.7 card heights behind its last place (a table card it passed, half
+    hidden by the arm), one 0.9 card heights ahead, where its pace takes it. Carried, it is the one ahead
+    (9069 at 1080p: the 6H lying by 6 was taken for the 2C carried to 2, and the 2C, seen again further
+    on, for a new card: the 2C was judged put beneath 6); and two looks on, 1.8 card heights further
+    along its way, further from its last place than a hand carries a card in that time, it is still
+    followed. Lying still, it is the nearer shape (no pace to keep)."""
+    w = _clock_watcher(expected=6)
+    view = GameView(expected_pile=6)
+    card = Card.parse("2C")
+    step = w.layout.centres[1] - w.layout.centres[5]
+    way = step / np.linalg.norm(step)
+    at6 = w.layout.centres[5] + w.h * 0.3 * w.layout.outward[5]
+    for f in (1, 2):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, at6 + (f - 2) * pace * w.h * way, card)]), view)
+    h = w.hand
+    assert h is not None and h.card == card
+    behind, ahead = at6 - 0.7 * w.h * way, at6 + 0.9 * w.h * way
+    w._observe(4, 4 / 30, Detections.from_rows([_one_up(w, behind), _one_up(w, ahead)]), view)
+    assert w.hand is h
+    want = ahead if follows == "ahead" else behind
+    assert float(np.linalg.norm(h.last.centre - want)) < 1.0
+    if follows == "ahead":
+        further = ahead + 1.8 * w.h * way
+        assert float(np.linalg.norm(further - ahead)) > w._hand_reach(4, 7, 1.5)
+        out = w._observe(7, 7 / 30, Detections.from_rows([_one_up(w, further)]), view)
+        assert w.hand is h and not [o for o in out if o.event[0] == "place"]
+        assert float(np.linalg.norm(h.last.centre - further)) < 1.0
+
+
+@pytest.mark.parametrize("sure, want", [(None, "TH"), ("TH", "TH"), ("3H", None)])
+def test_unsure_looks_added_up_do_not_outweigh_a_sure_reading_of_another_card(sure, want):
+    """Four looks at the hand card that add up to TH, 0.99 sure (blurred looks leaning to 10 as it is
+    carried). With no sure reading, or a sure one of TH, it is the TH. Read surely once as 3H (as it was
+    turned over), it is neither: blurred looks err alike and are no independent evidence against a sure
+    reading; the card waits for a second sure one (9072 at 1080p: a 3H announced as TH, a false flag)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=1)
+    h.reads.extend([None, None, None] if sure is None else [Card.parse(sure), None, None, None])
+    h.rank_ev = np.full(13, -16.0)
+    h.rank_ev[9], h.rank_ev[2] = -6.0, -11.0  # 10 well ahead of 3
+    h.suit_ev = np.array([-12.0, -12.0, -0.5, -12.0])
+    h.looks, h.leant_ranks, h.leant_suits = 4, {9}, {2}
+    w._believe(h, GameView(expected_pile=13), set())
+    assert h.card == (Card.parse(want) if want else None)
+
+
+@pytest.mark.parametrize("code, placed", [("AH", None), ("3C", 4)])
+def test_a_card_shown_in_its_source_fan_is_not_put_down_there_at_once(code, placed):
+    """A card turned at 3 (where play is) and held still for five frames a third of a card height out in
+    3's fan, as it is shown, then carried off. An AH (another pile's rank) must lie there twice as long
+    as a card put down to count as put down, so it is not (9072 at 1080p: an AH turned at 3 and held for
+    two looks over the 3H lying beneath 3 was judged put beneath 3, a false WRONG_TARGET_PILE); a 3C,
+    whose own pile it is, is put down beneath 3 as soon as it has lain still."""
+    w = _clock_watcher(expected=3)
+    view = GameView(expected_pile=3)
+    card = Card.parse(code)
+    at = w.layout.centres[2] + w.h * 0.3 * w.layout.outward[2]
+    places = []
+    for f in range(1, 6):
+        out = w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)
+        places += [f for o in out if o.event[0] == "place"]
+    assert places == ([] if placed is None else [placed])
+    if placed is None:
+        away = at + 1.0 * w.h * (w.layout.centres[0] - w.layout.centres[2]) / np.linalg.norm(
+            w.layout.centres[0] - w.layout.centres[2])
+        out = w._observe(6, 6 / 30, Detections.from_rows([_one_up(w, away, card)]), view)
+        assert w.hand is not None and w.hand.card == card and not [o for o in out if o.event[0] == "place"]
+
+
+@pytest.mark.parametrize("next_at, side", [(4, "under"), (6, "top")])
+def test_a_card_by_a_stack_when_the_next_card_is_turned_there_lies_beneath_it(next_at, side):
+    """A 4H lying still by pile 4, 0.05 card heights out (on top, by its place alone), out of sight as
+    the next card, a 6S, is read. Turned at 4's stack, the 6S shows the 4H does not cover that stack: it
+    lies beneath (a card put on top is moved off before the next card is taken there; 9072 at 1080p, a
+    false WRONG_SIDE). Read at another pile, nothing says so: its place decides (on top)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=4)
+    view = GameView(expected_pile=4)
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 10, 4, 0.05, False, Card.parse("4H"))]
+    h.card, h.announced, h.source, h.left_source = Card.parse("4H"), True, 9, True
+    h.lying_at = h.last_pos = (4, "top")
+    w.hand = h
+    at = w.layout.centres[next_at - 1] + w.h * 0.1 * w.layout.outward[next_at - 1]
+    out = w._observe(12, 0.4, Detections.from_rows([_one_up(w, at, Card.parse("6S"))]), view)
+    assert [o.event for o in out if o.event[0] == "place"] == [["place", 4, side]]
+
+
+@pytest.mark.parametrize("both, seen, side", [(False, 3, "under"), (True, 3, "top"), (False, 2, "top")])
+def test_a_corner_beside_a_stack_whose_back_shows_lies_beneath_it(both, seen, side):
+    """A 4H lying still square on the stack of 4 by its quad (0.02 card heights out) for three looks.
+    The stack's back seen at all three, and one index only showing at each, it lies beneath with a corner
+    out, its quad guessed over the stack (9069's AH at 1080p, a false WRONG_SIDE); showing both indices
+    it lies on top, in full view (9044's KD, the back seen past it too); the back seen at two looks only,
+    its place decides (on top)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=4)
+    w._both_known = True
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, f, 4, 0.02, both, Card.parse("4H")) for f in (10, 11, 12)]
+    h.card, h.announced, h.source, h.left_source = Card.parse("4H"), True, 9, True
+    h.lying_at = h.last_pos = (4, "top")
+    h.still, h.stack_seen = 3, seen
+    w.hand = h
+    out = w._place(h, 13, 13 / 30)
+    assert [o.event for o in out] == [["place", 4, side]]
