@@ -60,6 +60,9 @@ LEANING = 0.5
 #: A hand card out of sight moves up to this many card heights a frame (at most HAND_REACH_MAX).
 HAND_SPEED = 0.35
 HAND_REACH_MAX = 6.0
+#: Unsure looks added up name a card against a sure reading of another only this many nats (natural-log
+#: units of likelihood) ahead of it (``Watcher._believe``).
+FUSED_OVER_SURE = 6.0
 #: Looks of a still run at which a card lying by a stack, one index showing, saw that stack's back: then
 #: it lies beneath, even square on the stack by its quad (``Watcher._corner_beside_stack``).
 STACK_SEEN_BENEATH = 3
@@ -1449,11 +1452,14 @@ class Watcher:
             card, fused = self._fused(h)  # no two sure readings agree: what do its looks say together?
             if card is None:
                 return
-            if recent and card not in recent:
-                # unsure looks outweighing a sure reading of another card: blurred looks err alike, so
-                # they are no independent evidence; wait for a second sure reading (9072 at 1080p: a 3H
-                # read surely once as it was turned, then three blurred looks leaning to 10 as it was
-                # carried to 3, was announced as TH, a false WRONG_TARGET_PILE)
+            if recent and card not in recent and any(
+                    self._evidence(h, card) - self._evidence(h, c) < FUSED_OVER_SURE for c in set(recent)):
+                # a few unsure looks barely outweighing a sure reading of another card: blurred looks err
+                # alike, so they are no independent evidence; wait for a second sure reading (9072 at
+                # 1080p: a 3H read surely once as it was turned, then three blurred looks leaning to 10 as
+                # it was carried to 3, was announced as TH, a false WRONG_TARGET_PILE; 4.5 nats ahead).
+                # Many looks far ahead still name it: 9073's KS lying beneath 13, 17 looks, the 8H turned
+                # next read surely once beside it, 48 nats behind
                 return
         if h.card is not None and card != h.card and h.announced:
             return  # keep the first belief (a later disagreement is a misread)
@@ -1468,6 +1474,11 @@ class Watcher:
             return  # already face up elsewhere: cannot be this card
         h.card = card
         h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
+
+    @staticmethod
+    def _evidence(h: _Hand, card: Card) -> float:
+        """The hand card's looks' summed log-probability of ``card`` (its rank's and its suit's)."""
+        return float(h.rank_ev[int(card.rank.value) - 1] + h.suit_ev[SUIT_CODES.index(card.suit.value)])
 
     def _fused(self, h: _Hand) -> tuple[Card | None, float]:
         """The card the hand card's looks name together (each look's probabilities multiplied, none below

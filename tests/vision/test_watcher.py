@@ -1315,18 +1315,21 @@ def test_a_card_carried_fast_is_followed_along_its_way_not_to_a_shape_it_passed(
         assert float(np.linalg.norm(h.last.centre - further)) < 1.0
 
 
-@pytest.mark.parametrize("sure, want", [(None, "TH"), ("TH", "TH"), ("3H", None)])
-def test_unsure_looks_added_up_do_not_outweigh_a_sure_reading_of_another_card(sure, want):
+@pytest.mark.parametrize("sure, three, want", [(None, -11.0, "TH"), ("TH", -11.0, "TH"), ("3H", -11.0, None),
+                                                 ("3H", -20.0, "TH")])
+def test_unsure_looks_added_up_do_not_outweigh_a_sure_reading_of_another_card(sure, three, want):
     """Four looks at the hand card that add up to TH, 0.99 sure (blurred looks leaning to 10 as it is
     carried). With no sure reading, or a sure one of TH, it is the TH. Read surely once as 3H (as it was
-    turned over), it is neither: blurred looks err alike and are no independent evidence against a sure
-    reading; the card waits for a second sure one (9072 at 1080p: a 3H announced as TH, a false flag)."""
+    turned over), it is neither while the looks put 10 only 5 nats ahead of 3: blurred looks err alike
+    and are no independent evidence against a sure reading; the card waits for a second sure one (9072 at
+    1080p: a 3H announced as TH, a false flag). 14 nats ahead, they name it (9073's KS: many looks, one
+    sure reading of the next card turned beside it)."""
     from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=13)
     h = _Hand(first_frame=1)
     h.reads.extend([None, None, None] if sure is None else [Card.parse(sure), None, None, None])
     h.rank_ev = np.full(13, -16.0)
-    h.rank_ev[9], h.rank_ev[2] = -6.0, -11.0  # 10 well ahead of 3
+    h.rank_ev[9], h.rank_ev[2] = -6.0, three  # 10 ahead of 3
     h.suit_ev = np.array([-12.0, -12.0, -0.5, -12.0])
     h.looks, h.leant_ranks, h.leant_suits = 4, {9}, {2}
     w._believe(h, GameView(expected_pile=13), set())
