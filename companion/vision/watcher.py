@@ -1653,8 +1653,8 @@ class Watcher:
             return source, True
         lifted = _lifted(h)
         there, judged = (self._stack_change(k, since, lifted) for k in (expected, source))
-        at_source = sum(pl == source for pl, _ in h.fd_points)
-        turned_there = at_source >= 2 or (at_source >= 1 and at_source == len(h.fd_points))
+        backs_there = sum(pl == source for pl, _ in h.fd_points)
+        turned_there = backs_there >= 2 or (backs_there >= 1 and backs_there == len(h.fd_points))
         if self._home_is(h, source) and there is not None and there >= STACK_TAKEN \
                 and (judged is None or judged <= there) and not turned_there:
             # judged taken from its own pile, while the stack where play is lost its top card: the card
