@@ -12,6 +12,18 @@ ROOT = TESTS.parent
 SHARED = ROOT.parent / "shared"
 
 
+def _held_out_decks_installed() -> bool:
+    from companion.vision.benchframes import held_out_deck_names
+
+    return bool(held_out_deck_names())
+
+
+#: Accuracy on held-out decks needs one installed; a training deck in its place would measure nothing held out.
+needs_held_out_decks = pytest.mark.skipif(
+    not _held_out_decks_installed(),
+    reason="no held-out deck installed (apt install gnome-cards-data kdegames-card-data-kf5 librsvg2-bin)")
+
+
 def load_oracles() -> dict:
     return json.loads((TESTS / "data" / "oracles.json").read_text())
 

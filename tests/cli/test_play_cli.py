@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 from companion.cli import main
+from tests.conftest import needs_held_out_decks
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -130,6 +131,26 @@ def test_bench_recognise_misses_wants_a_png(capsys, tmp_path):
     assert not (tmp_path / "misses.jpg").exists()
 
 
+def test_bench_recognise_never_measures_accuracy_on_a_training_deck(capsys, tmp_path, monkeypatch):
+    """With no held-out deck installed the benchmark says so and names them, rather than scoring a deck the models
+    trained on (it used to fall back to the built-in deck); the frame time is still measured."""
+    import companion.vision.benchframes as benchframes
+    from companion.vision.spec import HELD_OUT_DECKS
+
+    monkeypatch.setattr(benchframes, "held_out_deck_names", lambda: [])
+    code, out, err = _run(capsys, "bench", "recognise", "--frames", "1", "--real-dev", str(tmp_path), "--json")
+    assert code == 0, err
+    report = json.loads(out)
+    assert report["held_out_synthetic"].startswith("not measured: no held-out deck is installed")
+    assert report["held_out_decks"] == [] and report["held_out_decks_missing"] == list(HELD_OUT_DECKS)
+    assert report["speed"]["ms_median"] > 0
+    code, out, _ = _run(capsys, "bench", "recognise", "--frames", "1", "--real-dev", str(tmp_path))
+    assert code == 0 and "held-out synthetic: not measured" in out
+    with pytest.raises(benchframes.NoHeldOutDeck, match="gnome-cards-data"):
+        benchframes.held_out_frames(1, 0)
+
+
+@needs_held_out_decks
 def test_bench_recognise_writes_the_misses_sheet(capsys, tmp_path):
     sheet = tmp_path / "out" / "misses.png"
     code, out, _ = _run(capsys, "bench", "recognise", "--frames", "2", "--real-dev", str(tmp_path),
@@ -140,6 +161,7 @@ def test_bench_recognise_writes_the_misses_sheet(capsys, tmp_path):
     assert set(report["held_out_synthetic"]["by_card_height"]) <= {"60-90 px", "90-150 px", "150-250 px", "250+ px"}
 
 
+@needs_held_out_decks
 def test_bench_recognise_diagnose_says_where_the_misses_come_from(capsys, tmp_path):
     code, out, err = _run(capsys, "bench", "recognise", "--frames", "2", "--real-dev", str(tmp_path), "--diagnose",
                           "--json")

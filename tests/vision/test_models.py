@@ -6,11 +6,13 @@ import numpy as np
 import pytest
 
 from companion.vision.models import default_models_dir
+from tests.conftest import needs_held_out_decks
 
 MODELS = default_models_dir()
 FLOATS = MODELS / "float"
-pytestmark = pytest.mark.skipif(not (FLOATS / "manifest.json").exists(),
-                                reason="no float models in models/float (run make train)")
+pytestmark = [pytest.mark.skipif(not (FLOATS / "manifest.json").exists(),
+                                 reason="no float models in models/float (run make train)"),
+              needs_held_out_decks]
 
 
 def _held_out_crops(n_frames: int = 8, seed: int = 31) -> np.ndarray:
