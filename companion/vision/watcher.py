@@ -94,6 +94,15 @@ OTHER_RANK_CONFIDENCE = 0.85
 #: A face-up detection within this many pile card heights of a table card's place may be that card
 #: (read as it, unread, or surely misread); ``Watcher._lies_at`` asks the same of a reading.
 TABLE_MATCH_REACH = 0.12
+#: A card lying this far (card heights) off a stack's centre towards the middle of the clock, askew, may lie on
+#: top of it: nothing lies beneath a stack on that side (its fan runs outward), so only ``top_radius`` outward
+#: bounds the top (oracle 9425: a 9S put on top of 9 by mistake, 0.21 inward and 0.19 across, lay at no pile
+#: until moved beneath; its WRONG_SIDE was never flagged)
+TOP_INWARD = 0.35
+#: How far (card heights) from where the hand card was last seen the first face-down shape after it lies when
+#: that shape, and each after it further off, is the card carried away (seen as a back through the blur of a
+#: fast hand), not turned face down there: a card turned over is seen face down where it was
+CARRIED_OFF = 0.8
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
@@ -871,10 +880,16 @@ class Watcher:
                 out += self._place(h, index, t)
             elif down is None and h.missing >= p.vanish_reads:
                 out += self._vanished(h, index, t, view)
-        # a new hand card is not where a table card lies (that is a misreading of the table card)
+        # a new hand card is not where a table card lies (that is a misreading of the table card); nor, while
+        # the hand holds another card, a table card read as itself a little off its place (9076 at 1080p: the
+        # 6S just put beneath 6, seen 0.27 card heights off its place as the QH turned at 6 was held over it,
+        # was taken for the next card turned, and the QH judged put beneath 6 on its way to 12)
+        busy = self.hand is not None and self.hand.card is not None
         others = [i for i in cand if i != mine and not (
             (reads[i][0] is None or self._impossible(reads[i][0], view)) and any(
-                tc.distance(centres[i]) < 0.1 * self._pile_h(tc.pile) for tc in self.table))]
+                tc.distance(centres[i]) < 0.1 * self._pile_h(tc.pile) for tc in self.table)) and not (
+            busy and reads[i][0] not in (None, self.hand.card)
+            and self._lies_at(reads[i][0], centres[i], STILL_REREAD_REACH))]
         if others and self.hand is not None and self.hand.missing >= p.vanish_reads \
                 and self._put_down_at(self.hand) is None and any(reads[i][0] is not None for i in others):
             # a new card is read while the hand card is gone, never seen put down: it went back face down
@@ -1310,6 +1325,8 @@ class Watcher:
         from, not its home) shows its back again: it was turned face down (to be put back)."""
         if not h.announced or h.from_table is not None or h.lying_at is not None or h.missing < 2:
             return False
+        if self._carried_off(h):
+            return False
         q = h.last_pos[0] if h.last_pos is not None else None
         if q is not None and q == h.source and h.last_pos[1] == "top" and not h.left_source and \
                 h.card is not None and h.card.home_pile != q and q in self._stacks_seen and not self._fd_now:
@@ -1327,6 +1344,22 @@ class Watcher:
         # over there and put back at once)
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
+
+    def _carried_off(self, h: _Hand) -> bool:
+        """The face-down shapes seen since the hand card's last look lead away from where it was: the first
+        ``CARRIED_OFF`` card heights off or more within two moving looks, yet no further than a hand carries a
+        card in that time (at least 2 card heights), each next one further. It is being carried, seen as a back
+        through the blur of a fast hand (9076 at 1080p with the zoom: a QH turned at 6 and carried fast to 12,
+        seen so 1.2 and then 2.8 card heights on, was judged put back face down, its stack seen again, then
+        "turned" again at 6; 9078's AH on its way from 5 to 1, seen so once 1.8 card heights on, "returned"
+        to 3). One back seen further off is the next card lifted there (see ``_vanished``)."""
+        last = h.last
+        trail = [(f, c) for f, _pl, c in self.fd_recent if f > last.frame]
+        if not trail or trail[0][0] - last.frame > 2 * self.params.moving_every:
+            return False
+        away = [float(np.linalg.norm(c - last.centre)) / self.h for _, c in trail]
+        reach = self._hand_reach(last.frame, trail[0][0], 2.0) / self.h
+        return CARRIED_OFF <= away[0] <= reach and all(b > a for a, b in zip(away, away[1:]))
 
     def _corner_beside_stack(self, h: _Hand) -> bool:
         """The hand card lay still by a stack whose back showed at ``STACK_SEEN_BENEATH`` looks, and no look
@@ -1377,10 +1410,11 @@ class Watcher:
         own = {h.card.rank.value} if h is not None and h.card is not None else set()
         return {r.value for r in Rank if r.value not in own and all(self._impossible(Card(r, s), view) for s in Suit)}
 
-    def _lies_at(self, card: Card | None, point: np.ndarray) -> bool:
-        """Whether the table model has ``card`` lying at ``point`` (within the match reach of a table card)."""
+    def _lies_at(self, card: Card | None, point: np.ndarray, reach: float = TABLE_MATCH_REACH) -> bool:
+        """Whether the table model has ``card`` lying at ``point`` (within ``reach`` card heights: by default
+        the match reach of a table card)."""
         tc = self.table.cards.get(card) if card is not None else None
-        return tc is not None and tc.distance(point) < TABLE_MATCH_REACH * self._pile_h(tc.pile)
+        return tc is not None and tc.distance(point) < reach * self._pile_h(tc.pile)
 
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""
@@ -1422,7 +1456,8 @@ class Watcher:
             along = float(d @ u) / hq
             across = abs(float(d[0] * u[1] - d[1] * u[0])) / hq
             n_under = sum(1 for tc in self.table.on_pile(q) if tc.side == "under")
-            if abs(along) < self.params.top_radius and across < self.params.top_across:
+            if -max(TOP_INWARD, self.params.top_radius) < along < self.params.top_radius and \
+                    across < self.params.top_across:
                 side = "top"
             elif along >= self.params.top_radius and across < 0.2 and along < 0.3 * (n_under + 1) + 0.35:
                 side = "near" if along < 0.35 else "under"
@@ -1751,6 +1786,14 @@ class Watcher:
             if old is not None and old.pile == q and old.side == side:
                 old.centre, old.also_at, old.index_at = s.centre.copy(), None, None  # picked up and put back (or its place re-read): no event
                 return []
+            if old is not None and old.pile == q == h.from_table.home_pile and old.side == "under":
+                # lying where it belongs, "moved" to the top of that same pile: a correction puts a card
+                # right, never wrong; it was seen off its place as the stack's next card was turned over it
+                # (9076 at 1080p: the 5S beneath 5, seen 0.3 card heights off its place over the stack as
+                # the 7H was turned there, a false WRONG_SIDE, then "moved" back; the KC beneath 13 alike).
+                # Both places are its own from now on
+                old.also_at = s.centre.copy()
+                return []
             self.table.put(TableCard(h.from_table, q, side, s.centre.copy(), index, index))
             return [Observation(index, t, ["move", str(h.from_table), q, side], round(h.confidence, 3), "moved")]
         if h.card is None:
@@ -1780,6 +1823,8 @@ class Watcher:
                   new_card: bool = False) -> list[Observation]:
         """The hand card has not been seen for a while: turned face down (returned or exchanged)?
         ``new_card``: forced because a new card is read meanwhile."""
+        if not force and h.announced and h.from_table is None and self._carried_off(h):
+            return []  # carried off, seen as a back on its way: it will be seen put down
         last = h.last
         g = self._ground(last.centre, last.height)
         # the card turned face down: the first face-down card seen off the stacks just after its face

@@ -1396,3 +1396,94 @@ def test_a_corner_beside_a_stack_whose_back_shows_lies_beneath_it(both, seen, si
     w.hand = h
     out = w._place(h, 13, 13 / 30)
     assert [o.event for o in out] == [["place", 4, side]]
+
+
+@pytest.mark.parametrize("off, placed", [(0.27, False), (0.6, True)])
+def test_a_table_card_seen_off_its_place_while_the_hand_holds_another_is_no_new_card(off, placed):
+    """The QH just turned at 6 is held over 6's stack; the 6S lying beneath 6 is read 0.27 card heights off
+    its place as the hand moves over it, and the QH is not seen this look. The 6S is no new card turned:
+    the QH is not judged put down (9076 at 1080p: put beneath 6 on its way to 12, then "moved"). A card read
+    as the 6S 0.6 card heights off, beyond where a still card's quad strays, is taken as before (the QH put
+    beneath 6 as the next card shows)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=6)
+    view = GameView(expected_pile=6, face_up=frozenset({Card.parse("6S")}))
+    six = Card.parse("6S")
+    place = w.layout.centres[5] + 0.35 * w.h * w.layout.outward[5]
+    w.table.put(TableCard(six, 6, "under", place.copy(), 1, 1))
+    h = _Hand(first_frame=5)
+    h.sightings = [_sighting(w, 8, 6, 0.0, False, Card.parse("QH"))]
+    h.card, h.announced, h.source = Card.parse("QH"), True, 6
+    h.last_pos = (6, "top")
+    w.hand = h
+    tangent = np.array([-w.layout.outward[5][1], w.layout.outward[5][0]])
+    seen = place + off * w.h * tangent
+    _hand_moves_over(w, seen)
+    out = w._observe(10, 10 / 30, Detections.from_rows([_one_up(w, seen, six)]), view)
+    assert bool([o for o in out if o.event[0] == "place"]) == placed
+    assert (w.hand is h) == (not placed)
+
+
+@pytest.mark.parametrize("pile, side, to, event", [(5, "under", "top", None), (7, "under", "top", ["move", "5S", 5, "top"]),
+                                                    (5, "top", "under", ["move", "5S", 5, "under"])])
+def test_a_card_lying_where_it_belongs_is_never_moved_onto_its_own_stack(pile, side, to, event):
+    """The 5S lies beneath 5, where it belongs, and is seen over 5's stack (taken for picked up and put on
+    top) as the next card is turned there: a correction puts a card right, never wrong, so it stays where
+    it lay, no event (9076 at 1080p: a false WRONG_SIDE, then "moved" back; the KC beneath 13 alike), and
+    the new place is one of its own. Lying at another pile (put there by mistake), a move onto 5's stack is
+    reported as before, as is a card on top of 5 slid beneath it (the correction of a WRONG_SIDE)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=5)
+    w._view = GameView(expected_pile=5)
+    five = Card.parse("5S")
+    place = w.layout.centres[pile - 1] + 0.35 * w.h * w.layout.outward[pile - 1]
+    w.table.put(TableCard(five, pile, side, place.copy(), 1, 1))
+    h = _Hand(first_frame=20, card=five, from_table=five)
+    h.sightings = [_sighting(w, 20, 5, 0.02 if to == "top" else 0.4, False, five)]
+    h.lying_at = (5, to)
+    out = w._place(h, 22, 22 / 30)
+    assert [o.event for o in out] == ([] if event is None else [event])
+    if event is None:
+        tc = w.table.cards[five]
+        assert (tc.pile, tc.side) == (5, "under") and tc.also_at is not None
+        assert tc.distance(h.last.centre) < 1.0 and tc.distance(place) < 1.0
+
+
+@pytest.mark.parametrize("first_off, twice, returned", [(1.2, True, False), (1.8, False, False), (0.1, True, True),
+                                                         (None, False, True)])
+def test_a_card_seen_as_a_back_leaving_its_stack_is_carried_not_put_back(first_off, twice, returned):
+    """The QH turned at 6, last seen over 6's stack, missing since, that stack's back seen again. Shapes
+    seen face down 1.2 and then 2.8 card heights on towards 12, a look apart, or once 1.8 on: it is being
+    carried (seen as a back through the blur of a fast hand), not put back face down on 6 (9076 at 1080p with
+    the zoom: a false "return", then the QH "turned" at 6 again; 9078's AH alike). Seen face down where it
+    was (0.1 card heights off), or with no shape seen at all, it was turned down there, as before (and one
+    back seen further than a hand carries a card is the next card lifted there: the test above)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=6)
+    view = GameView(expected_pile=6)
+    h = _Hand(first_frame=5)
+    h.sightings = [_sighting(w, 10, 6, 0.0, False, Card.parse("QH"))]
+    h.card, h.announced, h.source, h.missing = Card.parse("QH"), True, 6, 2
+    h.last_pos = (6, "top")
+    w.hand = h
+    w._stacks_seen, w._fd_now = {6}, False
+    way = (w.layout.centres[11] - w.layout.centres[5]) / np.linalg.norm(w.layout.centres[11] - w.layout.centres[5])
+    if first_off is not None:
+        for f, off in ((13, first_off), (16, first_off + 1.6))[:2 if twice else 1]:
+            w.fd_recent.append((f, w._nearest_pile(h.last.centre + off * w.h * way), h.last.centre + off * w.h * way))
+    assert w._turned_down_here(h) == returned
+    if not returned:
+        assert w._vanished(h, 19, 19 / 30, view) == [] and w.hand is h
+
+
+@pytest.mark.parametrize("along, pos", [(-0.21, (9, "top")), (-0.3, (9, "top")), (-0.5, None), (0.1, (9, "top"))])
+def test_a_card_askew_on_a_stack_towards_the_middle_lies_on_top(along, pos):
+    """A card dropped on 9's stack lies askew, 0.19 card heights across and ``along`` out (negative: towards
+    the middle of the clock, where no fan runs). Up to 0.35 inward it lies on top (oracle 9425: a 9S put on
+    top by mistake 0.21 inward lay at no pile, and its WRONG_SIDE was never flagged); half a card inward it is
+    at no pile."""
+    w = _clock_watcher(expected=9)
+    s = _sighting(w, 10, 9, along, False, Card.parse("9S"))
+    u = w.layout.outward[8]
+    s.centre = s.centre + 0.19 * w.h * np.array([-u[1], u[0]])
+    assert w._lying_position(s) == pos
