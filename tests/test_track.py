@@ -116,14 +116,21 @@ def test_bad_source_and_variant(capsys, tmp_path):
 
 @pytest.mark.skipif(not (Path(__file__).resolve().parents[1] / "models" / "manifest.json").exists(),
                     reason="no trained models in models/ (run make train)")
-def test_track_with_the_models_and_zoom_runs_to_an_outcome(recording, capsys):
-    """``--recogniser models --zoom`` (a closer second look at a card in play left unread) follows the
-    recording to its last line; how well is measured by the benchmarks, not here."""
-    code, lines, err = _run(capsys, str(recording / "game.mp4"), "--layout", str(recording / "layout.json"),
-                            "--json", "--recogniser", "models", "--zoom")
-    assert code == 0, err
-    rows = [json.loads(x) for x in lines]
-    assert "outcome" in rows[-1] and all("event" in r for r in rows[:-1])
+def test_track_with_the_models_and_zoom_runs_to_an_outcome(recording, capsys, monkeypatch):
+    """``--recogniser models`` looks again, closer, at a card in play left unread (``--zoom``, the default;
+    ``--no-zoom`` not) and follows the recording to its last line; how well is measured by the benchmarks."""
+    import companion.track as track_mod
+
+    given = []
+    real = track_mod.track
+    monkeypatch.setattr(track_mod, "track", lambda *a, **kw: given.append(kw["zoom_hand"]) or real(*a, **kw))
+    for flag in ([], ["--no-zoom"]):
+        code, lines, err = _run(capsys, str(recording / "game.mp4"), "--layout", str(recording / "layout.json"),
+                                "--json", "--recogniser", "models", *flag)
+        assert code == 0, err
+        rows = [json.loads(x) for x in lines]
+        assert "outcome" in rows[-1] and all("event" in r for r in rows[:-1])
+    assert given == [True, False]
     _, _, err = _run(capsys, str(recording / "game.mp4"), "--layout", str(recording / "layout.json"),
                      "--json", "--recogniser", "oracle", "--zoom")
     assert "--zoom applies to the models only" in err

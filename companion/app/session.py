@@ -168,8 +168,9 @@ class PlaySession:
     # -- set-up ------------------------------------------------------------------------------------
     def _make_tracker(self, layout: Layout | None) -> GameTracker:
         kw = dict(layout=layout, variant=self.cfg.variant, reregister=self.cfg.reregister, twelve_at=self.cfg.twelve_at)
-        # a closer look (the models' zoom) only where a card seems to have been played unseen
-        kw.update(zoom=getattr(self.recognise, "zoom", None), zoom_hand=False)
+        # the models' closer look, at the card in play when the whole frame leaves it unread (as `companion
+        # track` by default) and where a card seems to have been played unseen
+        kw.update(zoom=getattr(self.recognise, "zoom", None), zoom_hand=True)
         r = self.resume
         if r is None:
             return GameTracker(self.recognise, **kw)

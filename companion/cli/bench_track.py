@@ -10,8 +10,8 @@ Attach with ``bench_app.command("track")(bench_track)`` (see :mod:`companion.cli
   false flags (flags the recording does not have) and missed flags over all games.
 
 With the models the games are followed as ``companion track`` follows them: the models' closer look
-(``Recogniser.read_region``) serves the search for a card played unseen, and with ``--zoom`` the card
-in play too.
+(``Recogniser.read_region``) serves the search for a card played unseen, and (by default; ``--no-zoom``
+not) the card in play too.
 
 Seeds: 2000-2019 were used to develop the watcher (and 1000-1003 for an earlier check); 5000-5019 were
 measured once, and the one game that failed there (5009) was then looked at and fixed; 6000-6019, the
@@ -60,10 +60,10 @@ def _timed(frames: Iterator[Any], clock: list[float]) -> Iterator[Any]:
 
 def run_bench(games: int, seed: int, resolution: tuple[int, int], mistakes: int, recogniser: str,
               variant: str, models: Optional[str] = None, progress: bool | None = None,
-              zoom_hand: bool = False) -> dict[str, Any]:
+              zoom_hand: bool = True) -> dict[str, Any]:
     """Follow ``games`` rendered games as ``companion track`` does: with the models, their closer look
     (``read_region``) serves the search for a card played unseen, and the card in play too with
-    ``zoom_hand`` (``--zoom``)."""
+    ``zoom_hand`` (``--zoom``, the default)."""
     os.environ.setdefault("OMP_NUM_THREADS", "1")
     import cv2
 
@@ -182,8 +182,9 @@ def bench_track(
     recogniser: str = typer.Option("auto", "--recogniser", help="auto (models if trained, else oracle), models, oracle"),
     models: Optional[str] = typer.Option(None, "--models", help="folder with the ONNX models and manifest"),
     as_json: bool = typer.Option(False, "--json", help="print one JSON object"),
-    zoom: bool = typer.Option(False, "--zoom", help="models: also look closer at a card in play the whole frame "
-                                                    "leaves unread (as `companion track --zoom`)"),
+    zoom: bool = typer.Option(True, "--zoom/--no-zoom", help="models: also look closer at a card in play the whole "
+                                                             "frame leaves unread (as `companion track`, where it is "
+                                                             "on by default)"),
 ) -> None:
     """Throughput (frames/s, one core), verdict latency and exact-verdict-sequence rate over rendered games."""
     w, h = parse_resolution(resolution, "1280x720")

@@ -59,10 +59,11 @@ def track_cmd(
     recogniser: str = typer.Option("auto", "--recogniser",
                                    help="auto (the oracle for rendered games, else the models), models, or oracle "
                                         "(rendered games only: the renderer's true cards)"),
-    zoom: bool = typer.Option(False, "--zoom",
-                              help="models: look again, closer, at a card in play the whole frame leaves unread "
-                                   "(reads more cards, but made more false flags on rendered games: README); "
-                                   "a card that seems to have been played unseen is looked for closer either way"),
+    zoom: Optional[bool] = typer.Option(None, "--zoom/--no-zoom",
+                                        help="models: look again, closer, at a card in play the whole frame leaves "
+                                             "unread (on by default since it read more cards with fewer false flags "
+                                             "on rendered games: README); a card that seems to have been played "
+                                             "unseen is looked for closer either way"),
 ) -> None:
     """Watch a game of Clock Patience: read each card, judge where it goes, say the next pile."""
     import os
@@ -98,6 +99,7 @@ def track_cmd(
               "(--recogniser models to try them)", file=sys.stderr)
         if zoom:
             print("note: --zoom applies to the models only; the oracle reads every card", file=sys.stderr)
+    zoom = True if zoom is None else zoom
     if not as_json:
         print(f"tracking {source} ({kind} recogniser, {variant})", file=sys.stderr)
     total = None
