@@ -107,6 +107,13 @@ CARRIED_OFF = 0.8
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
+# a card lying still this close to a stack (card heights out along its fan) that hid the stack at two looks,
+# nothing moving over it, and never let it show, lies on top, however far out it lies in that reach: a
+# card beneath lies under the stack and leaves it in view (oracle 9436 at 640x360: an 8H put on top by
+# mistake rested askew 0.198 out, past ``under_sure``, and was judged beneath). In 24 games (oracle
+# 9420-9435, models 9069-9076 at 1080p) every card put beneath within 0.4 of a stack with cards left had
+# the stack seen or hidden at no look
+HIDDEN_TOP_ALONG = 0.3
 # grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
 # least STACK_TAKEN lost its top card (rendered games: 5-28 at the pile taken from, one turn in 23 at 2.6); one that changed
 # by less than STACK_UNTOUCHED was not touched (about 1 elsewhere)
@@ -1689,7 +1696,8 @@ class Watcher:
         lifted = _lifted(h)
         there, judged = (self._stack_change(k, since, lifted) for k in (expected, source))
         backs_there = sum(pl == source for pl, _ in h.fd_points)
-        turned_there = backs_there >= 2 or (backs_there >= 1 and backs_there == len(h.fd_points))
+        turned_there = backs_there >= 2 or (backs_there >= 1 and backs_there == len(h.fd_points)) \
+            or self._turned_over_at(h, source)
         if self._home_is(h, source) and there is not None and there >= STACK_TAKEN \
                 and (judged is None or judged <= there) and not turned_there:
             # judged taken from its own pile, while the stack where play is lost its top card: the card
@@ -1724,6 +1732,16 @@ class Watcher:
             # still be a false flag)
             return expected, False
         return source, False
+
+    def _turned_over_at(self, h: _Hand, pile: int) -> bool:
+        """No back of the card seen anywhere, and its face first seen held up on the stack of ``pile`` with
+        both indices showing: it was turned over there, not carried there unread (oracle 9455 at 640x360:
+        a 6S turned at its own pile 6 by mistake and held up there, the hand holding it still beside the
+        stack of 7, where play was, which "changed" that stack by 9.3 grey levels)."""
+        if h.fd_points or not h.sightings:
+            return False
+        s0 = h.sightings[0]
+        return s0.both and float(np.linalg.norm(s0.centre - self.layout.centres[pile - 1])) < 0.5 * self._pile_h(pile)
 
     def _stack_change(self, pile: int, since: int, lifted: int) -> float | None:
         """How much the stack of ``pile`` changed since frame ``since`` (``StackLooks.change_since``); for the
@@ -1763,7 +1781,8 @@ class Watcher:
                 # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
                 # ``_corner_beside_stack``)
                 side = "under"
-            elif by_place is not None:
+            elif by_place is not None and not (by_place == "under" and h.stack_hidden >= 2
+                                               and self._along(q, h.last.centre) < HIDDEN_TOP_ALONG):
                 side = by_place
             elif h.stack_hidden >= 2:
                 side = "top"  # it hides the stack, and no hand does

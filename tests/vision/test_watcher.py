@@ -889,6 +889,25 @@ def test_a_card_seen_lifted_face_down_at_its_own_pile_is_not_taken_for_carried_t
     assert w._source_by_stacks(9, h) == want
 
 
+@pytest.mark.parametrize("out, both, back_at_8, want", [
+    (0.0, True, False, (9, False)),   # held up on its own stack, both indices, no back seen: turned there
+    (0.0, False, False, (8, True)),   # one index showing: perhaps slid beneath, carried from 8
+    (0.9, True, False, (8, True)),    # first seen out in the fan, not on the stack
+    (0.0, True, True, (8, True)),     # a back seen at 8 first: carried from there
+])
+def test_a_card_first_shown_on_its_own_stack_was_turned_there(out, both, back_at_8, want):
+    """A 9S first seen at 9 while play is at 8, the stack of 8 "changed" (a hand held still beside it
+    covers a corner of its look) and the hand over 9. First shown held up on the stack of 9 with both
+    indices, no back of it seen anywhere, it was turned over there out of turn (oracle 9455's 6S): the
+    stacks must decide. Otherwise it may have been carried from 8 unread to go beneath 9."""
+    w, h = _taken_from(8, 9, frames=16)
+    h.card = Card.parse("9S")
+    h.sightings = [_sighting(w, 10, 9, out, both, h.card)]
+    if back_at_8:
+        h.fd_points = [(8, w.layout.centres[7].copy())]
+    assert w._source_by_stacks(9, h) == want
+
+
 @pytest.mark.parametrize("code, want", [("9S", (9, False)), ("5S", (9, True))])
 def test_a_card_at_its_own_pile_waits_for_the_stack_where_play_is(code, want):
     """A card first seen at 9 while play is at 8; the stack of 9 changed, the hand still hides 8. A 5S was
@@ -1252,6 +1271,24 @@ def test_a_card_lying_square_on_a_stack_seen_past_it_is_on_top(along, side):
     w._view = GameView(expected_pile=11, face_down={13: 3})
     out = w._place(h, 12, 0.4, "seen")
     assert [o.event for o in out] == [["place", 13, side]]
+
+
+@pytest.mark.parametrize("along, hidden, side", [(0.2, 2, "top"), (0.2, 1, "under"), (0.2, 0, "under"),
+                                                  (0.35, 2, "under")])
+def test_a_card_askew_on_a_stack_it_keeps_hidden_lies_on_top(along, hidden, side):
+    """An 8H lying still 0.2 card heights out from the stack of 8 (past ``under_sure``), the stack never
+    seen while it lay there. Hidden at two looks with nothing over it, the card lies on top, askew (oracle
+    9436: put on top by mistake, judged beneath, a WRONG_SIDE missed); hidden at fewer looks, or the card
+    further out than a card on top strays, its place says beneath."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 10, 8, along, True, Card.parse("8H"))]
+    h.card, h.announced, h.source, h.left_source = Card.parse("8H"), True, 7, True
+    h.lying_at, h.stack_hidden = (8, "near"), hidden
+    w._view = GameView(expected_pile=8, face_down={8: 2})
+    out = w._place(h, 12, 0.4, "seen")
+    assert [o.event for o in out] == [["place", 8, side]]
 
 
 @pytest.mark.parametrize("along, size, side", [(0.03, 1.0, "top"), (0.03, 1.3, "under"), (0.3, 1.0, "under")])
