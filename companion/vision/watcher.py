@@ -110,9 +110,11 @@ SOURCE_LOOKS = 3
 # a card lying still this close to a stack (card heights out along its fan) that hid the stack at two looks,
 # nothing moving over it, and never let it show, lies on top, however far out it lies in that reach: a
 # card beneath lies under the stack and leaves it in view (oracle 9436 at 640x360: an 8H put on top by
-# mistake rested askew 0.198 out, past ``under_sure``, and was judged beneath). In 24 games (oracle
-# 9420-9435, models 9069-9076 at 1080p) every card put beneath within 0.4 of a stack with cards left had
-# the stack seen or hidden at no look
+# mistake rested askew 0.198 out, past ``under_sure``, and was judged beneath). In 24 dev games (oracle
+# 9420-9435 at 640x360, models 9069-9076 at 1080p), of the cards put down within 0.4 of a stack with cards
+# left, the stack never seen: 14 on top hid it at two looks or more, 16 beneath at one or none, and one
+# more at 13 in 9075 (models) at three, where the watcher took a KC for moved; and two on top rested
+# 0.20-0.21 out (9073, 9076: WRONG_SIDE missed)
 HIDDEN_TOP_ALONG = 0.3
 # grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
 # least STACK_TAKEN lost its top card (rendered games: 5-28 at the pile taken from, one turn in 23 at 2.6); one that changed
