@@ -107,6 +107,8 @@ CARRIED_OFF = 0.8
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
+# a hand holding a card up on one stack reaches into the looks of stacks this close (card heights)
+NEIGHBOUR_REACH = 1.6
 # a card lying still this close to a stack (card heights out along its fan) that hid the stack at two looks,
 # nothing moving over it, and never let it show, lies on top, however far out it lies in that reach: a
 # card beneath lies under the stack and leaves it in view (oracle 9436 at 640x360: an 8H put on top by
@@ -1699,9 +1701,13 @@ class Watcher:
         there, judged = (self._stack_change(k, since, lifted) for k in (expected, source))
         backs_there = sum(pl == source for pl, _ in h.fd_points)
         turned_there = backs_there >= 2 or (backs_there >= 1 and backs_there == len(h.fd_points)) \
-            or self._turned_over_at(h, source)
+            or self._turned_over_beside(h, source, expected)
+        # a card lying out beneath its own stack is in that stack's look: its change says nothing of a card
+        # taken there (9083 at 1080p: a 2S carried from 1, read only as it came to lie beneath 2, changed
+        # that stack by 10.2 grey levels, 1 by 7.7; judged taken at 2, a false WRONG_SOURCE_PILE)
+        lying_beneath = h.lying_at is not None and h.lying_at[0] == source and h.lying_at[1] in ("near", "under")
         if self._home_is(h, source) and there is not None and there >= STACK_TAKEN \
-                and (judged is None or judged <= there) and not turned_there:
+                and (judged is None or judged <= there or lying_beneath) and not turned_there:
             # judged taken from its own pile, while the stack where play is lost its top card: the card
             # was carried there unread to be put beneath it, which changes (or hides) that stack as a
             # card taken from it would, so that stack says little (9014's 9S and 4S at 1080p: their own
@@ -1735,15 +1741,20 @@ class Watcher:
             return expected, False
         return source, False
 
-    def _turned_over_at(self, h: _Hand, pile: int) -> bool:
-        """No back of the card seen anywhere, and its face first seen held up on the stack of ``pile`` with
-        both indices showing: it was turned over there, not carried there unread (oracle 9455 at 640x360:
-        a 6S turned at its own pile 6 by mistake and held up there, the hand holding it still beside the
-        stack of 7, where play was, which "changed" that stack by 9.3 grey levels)."""
+    def _turned_over_beside(self, h: _Hand, pile: int, other: int) -> bool:
+        """No back of the card seen anywhere, its face first seen held up on the stack of ``pile`` with both
+        indices showing, and the stack of ``other`` its neighbour (within ``NEIGHBOUR_REACH`` card heights):
+        it was turned over at ``pile``, and the hand holding it there may be what "changed" ``other``'s look
+        (oracle 9455 at 640x360: a 6S turned at its own pile 6 by mistake and held up there, the hand still
+        beside the stack of 7, where play was, which "changed" by 9.3 grey levels; judged carried from 7).
+        A stack further off no such hand reaches: its change is a card taken there (9083 at 1080p: a KC
+        carried from 4 face down unseen, first shown on the centre's stack with both indices)."""
         if h.fd_points or not h.sightings:
             return False
         s0 = h.sightings[0]
-        return s0.both and float(np.linalg.norm(s0.centre - self.layout.centres[pile - 1])) < 0.5 * self._pile_h(pile)
+        ph = self._pile_h(pile)
+        return s0.both and float(np.linalg.norm(s0.centre - self.layout.centres[pile - 1])) < 0.5 * ph \
+            and float(np.linalg.norm(s0.centre - self.layout.centres[other - 1])) < NEIGHBOUR_REACH * ph
 
     def _stack_change(self, pile: int, since: int, lifted: int) -> float | None:
         """How much the stack of ``pile`` changed since frame ``since`` (``StackLooks.change_since``); for the

@@ -908,6 +908,23 @@ def test_a_card_first_shown_on_its_own_stack_was_turned_there(out, both, back_at
     assert w._source_by_stacks(9, h) == want
 
 
+@pytest.mark.parametrize("expected, want", [(8, (9, False)), (6, (6, True)), (13, (13, True))])
+def test_only_a_neighbours_change_is_doubted_for_a_card_first_shown_on_its_own_stack(expected, want):
+    """A 9S first shown held up on the stack of 9 with both indices, no back seen, the stack of 9 hidden,
+    the stack where play is changed by 7.9 grey levels. The neighbour 8 (1.3 card heights off) may have
+    been "changed" by the hand holding the card at 9: wait for the stacks (oracle 9455). Piles 6 and 13,
+    2.5 card heights off, no such hand reaches: the card was carried from there unseen (9083 at 1080p: a
+    KC carried from 4 to the centre, first shown there; judged taken at 13, a false WRONG_SOURCE_PILE)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=expected)
+    w._last_put = 5
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: {expected: 7.9}.get(pile)
+    h = _Hand(first_frame=10)
+    h.card = Card.parse("9S")
+    h.sightings = [_sighting(w, 10, 9, 0.0, True, h.card)]
+    assert w._source_by_stacks(9, h) == want
+
+
 @pytest.mark.parametrize("code, want", [("9S", (9, False)), ("5S", (9, True))])
 def test_a_card_at_its_own_pile_waits_for_the_stack_where_play_is(code, want):
     """A card first seen at 9 while play is at 8; the stack of 9 changed, the hand still hides 8. A 5S was
@@ -942,6 +959,21 @@ def test_a_card_whose_own_stack_changed_more_was_taken_there(where_play_is, its_
         {8: where_play_is, 9: its_own}.get(pile, 0.0)
     h = _Hand(first_frame=10)
     h.card = Card.parse("9S")
+    assert w._source_by_stacks(9, h) == (want, True)
+
+
+@pytest.mark.parametrize("lying, want", [(None, 9), ((9, "near"), 8), ((9, "under"), 8), ((9, "top"), 9)])
+def test_a_card_lying_beneath_its_own_stack_is_no_sign_it_was_taken_there(lying, want):
+    """Both stacks changed, the 9S's own (9) more than the one where play is (8). Lying out beneath 9 as
+    it is judged, the 9S is itself in that stack's look, so the change there says nothing: it was carried
+    from 8 (9083 at 1080p: a 2S read only as it came to lie beneath 2, 10.2 grey levels there, 7.7 at 1,
+    judged taken at 2). Not lying there (or lying on top), as before: taken at 9 (8937's sweep)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    w._last_put = 5
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: {8: 7.7, 9: 10.2}.get(pile, 0.0)
+    h = _Hand(first_frame=10)
+    h.card, h.lying_at = Card.parse("9S"), lying
     assert w._source_by_stacks(9, h) == (want, True)
 
 
