@@ -116,7 +116,9 @@ NEIGHBOUR_REACH = 1.6
 # 9420-9435 at 640x360, models 9069-9076 at 1080p), of the cards put down within 0.4 of a stack with cards
 # left, the stack never seen: 14 on top hid it at two looks or more, 16 beneath at one or none, and one
 # more at 13 in 9075 (models) at three, where the watcher took a KC for moved; and two on top rested
-# 0.20-0.21 out (9073, 9076: WRONG_SIDE missed)
+# 0.20-0.21 out (9073, 9076: WRONG_SIDE missed). Not for a table card "moved": the next card taken from
+# that stack hides it (9086 at 1080p, models: a TD lying beneath 10, seen shifted as the next card was
+# lifted there, was judged moved on top; the KC of 9075 likewise)
 HIDDEN_TOP_ALONG = 0.3
 # grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
 # least STACK_TAKEN lost its top card (rendered games: 5-28 at the pile taken from, one turn in 23 at 2.6); one that changed
@@ -1794,7 +1796,7 @@ class Watcher:
                 # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
                 # ``_corner_beside_stack``)
                 side = "under"
-            elif by_place is not None and not (by_place == "under" and h.stack_hidden >= 2
+            elif by_place is not None and not (by_place == "under" and h.stack_hidden >= 2 and h.from_table is None
                                                and self._along(q, h.last.centre) < HIDDEN_TOP_ALONG):
                 side = by_place
             elif h.stack_hidden >= 2:

@@ -1305,22 +1305,28 @@ def test_a_card_lying_square_on_a_stack_seen_past_it_is_on_top(along, side):
     assert [o.event for o in out] == [["place", 13, side]]
 
 
-@pytest.mark.parametrize("along, hidden, side", [(0.2, 2, "top"), (0.2, 1, "under"), (0.2, 0, "under"),
-                                                  (0.35, 2, "under")])
-def test_a_card_askew_on_a_stack_it_keeps_hidden_lies_on_top(along, hidden, side):
+@pytest.mark.parametrize("along, hidden, moved, side", [
+    (0.2, 2, False, "top"), (0.2, 1, False, "under"), (0.2, 0, False, "under"), (0.35, 2, False, "under"),
+    (0.2, 2, True, "under")])
+def test_a_card_askew_on_a_stack_it_keeps_hidden_lies_on_top(along, hidden, moved, side):
     """An 8H lying still 0.2 card heights out from the stack of 8 (past ``under_sure``), the stack never
     seen while it lay there. Hidden at two looks with nothing over it, the card lies on top, askew (oracle
     9436: put on top by mistake, judged beneath, a WRONG_SIDE missed); hidden at fewer looks, or the card
-    further out than a card on top strays, its place says beneath."""
+    further out than a card on top strays, its place says beneath. A table card "moved" there keeps to its
+    place: the next card lifted from that stack hides it (9086's TD at 1080p)."""
     from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=8)
     h = _Hand(first_frame=1)
-    h.sightings = [_sighting(w, 10, 8, along, True, Card.parse("8H"))]
-    h.card, h.announced, h.source, h.left_source = Card.parse("8H"), True, 7, True
+    card = Card.parse("8H")
+    h.sightings = [_sighting(w, 10, 8, along, True, card)]
+    h.card, h.announced, h.source, h.left_source = card, True, 7, True
     h.lying_at, h.stack_hidden = (8, "near"), hidden
+    if moved:
+        h.from_table = card
+        w.table.put(TableCard(card, 7, "under", w.layout.centres[6].copy(), 1, 1))
     w._view = GameView(expected_pile=8, face_down={8: 2})
     out = w._place(h, 12, 0.4, "seen")
-    assert [o.event for o in out] == [["place", 8, side]]
+    assert [o.event for o in out] == ([["move", "8H", 8, side]] if moved else [["place", 8, side]])
 
 
 @pytest.mark.parametrize("along, size, side", [(0.03, 1.0, "top"), (0.03, 1.3, "under"), (0.3, 1.0, "under")])
