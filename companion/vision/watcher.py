@@ -888,8 +888,13 @@ class Watcher:
                 out += self._vanished(h, index, t, view, force=True)  # the king went out of sight at a pile
             elif down is not None and h.lying_at is not None and h.missing >= p.side_wait:
                 out += self._place(h, index, t)  # it lay still at a pile, covered since: put down
-            elif down is not None and h.lying_at is None and h.missing >= 3 * p.vanish_reads:
-                h.lying_at = down  # slid beneath (or onto) a pile and covered since
+            elif down is not None and h.lying_at is None and (h.missing >= 3 * p.vanish_reads or (
+                    down[1] == "under" and h.stack_seen >= 2 and h.missing >= 2 * p.vanish_reads)):
+                # slid beneath (or onto) a pile and covered since; sooner for one seen lying out beneath a
+                # stack that showed past it (9085 at 1080p, models: a KS beneath 13, unseen for ten looks,
+                # was still the hand card when the next card was lifted over it there, and that card was
+                # followed as the KS to 5)
+                h.lying_at = down
                 out += self._place(h, index, t)
             elif down is None and h.missing >= p.vanish_reads:
                 out += self._vanished(h, index, t, view)

@@ -1215,6 +1215,27 @@ def test_a_card_gone_face_down_at_its_own_pile_went_beneath_it(code, source, eve
     assert (Card.parse(code) in w.table.cards) is (event[0] == "place")
 
 
+@pytest.mark.parametrize("seen, looks, placed", [(2, 8, True), (2, 7, False), (0, 8, False), (0, 12, True)])
+def test_a_card_seen_beneath_a_stack_that_showed_is_put_down_sooner_once_covered(seen, looks, placed):
+    """A KS seen lying out beneath the centre's stack (0.45 card heights out), not long enough to count as
+    lying, then unseen (an unread sliver). The stack seen past it at two looks, it is put beneath after
+    eight looks unseen (9085 at 1080p: a KS unseen for ten looks there was still the hand card when the
+    next card was lifted over it, and that card was followed as the KS); otherwise after twelve, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    h = _Hand(first_frame=1)
+    card = Card.parse("KS")
+    h.sightings = [_sighting(w, 10, 13, 0.45, False, card)]
+    h.card, h.announced, h.source, h.left_source = card, True, 10, True
+    h.last_pos, h.stack_seen = (13, "under"), seen
+    w.hand = h
+    view = GameView(expected_pile=13, face_down={13: 3})
+    out = []
+    for k in range(looks):
+        out += w._observe(20 + 3 * k, (20 + 3 * k) / 30, Detections.empty(), view)
+    assert ([o.event for o in out] == [["place", 13, "under"]]) is placed
+
+
 def _lost_hand_card(code: str = "5S", along: float = 0.0, size: float = 1.0):
     """A watcher (play at the centre) whose hand card ``code``, taken from the centre, was last seen face up
     at pile 3 (``along`` card heights out, ``size`` times a lying card's size) and has been out of sight
