@@ -118,7 +118,9 @@ NEIGHBOUR_REACH = 1.6
 # more at 13 in 9075 (models) at three, where the watcher took a KC for moved; and two on top rested
 # 0.20-0.21 out (9073, 9076: WRONG_SIDE missed). Not for a table card "moved": the next card taken from
 # that stack hides it (9086 at 1080p, models: a TD lying beneath 10, seen shifted as the next card was
-# lifted there, was judged moved on top; the KC of 9075 likewise)
+# lifted there, was judged moved on top; the KC of 9075 likewise). Only for a card last seen with both its
+# indices showing, as a card on top is, in full view (9089 at 1080p, models: a QS being slid beneath 12,
+# one index showing, 0.199 out, the stack hidden at three looks by the hand: judged on top, a false WRONG_SIDE)
 HIDDEN_TOP_ALONG = 0.3
 # grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
 # least STACK_TAKEN lost its top card (rendered games: 5-28 at the pile taken from, one turn in 23 at 2.6); one that changed
@@ -1802,6 +1804,7 @@ class Watcher:
                 # ``_corner_beside_stack``)
                 side = "under"
             elif by_place is not None and not (by_place == "under" and h.stack_hidden >= 2 and h.from_table is None
+                                               and h.last.both
                                                and self._along(q, h.last.centre) < HIDDEN_TOP_ALONG):
                 side = by_place
             elif h.stack_hidden >= 2:

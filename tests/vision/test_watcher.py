@@ -1326,20 +1326,21 @@ def test_a_card_lying_square_on_a_stack_seen_past_it_is_on_top(along, side):
     assert [o.event for o in out] == [["place", 13, side]]
 
 
-@pytest.mark.parametrize("along, hidden, moved, side", [
-    (0.2, 2, False, "top"), (0.2, 1, False, "under"), (0.2, 0, False, "under"), (0.35, 2, False, "under"),
-    (0.2, 2, True, "under")])
-def test_a_card_askew_on_a_stack_it_keeps_hidden_lies_on_top(along, hidden, moved, side):
+@pytest.mark.parametrize("along, hidden, moved, both, side", [
+    (0.2, 2, False, True, "top"), (0.2, 1, False, True, "under"), (0.2, 0, False, True, "under"),
+    (0.35, 2, False, True, "under"), (0.2, 2, True, True, "under"), (0.2, 2, False, False, "under")])
+def test_a_card_askew_on_a_stack_it_keeps_hidden_lies_on_top(along, hidden, moved, both, side):
     """An 8H lying still 0.2 card heights out from the stack of 8 (past ``under_sure``), the stack never
     seen while it lay there. Hidden at two looks with nothing over it, the card lies on top, askew (oracle
     9436: put on top by mistake, judged beneath, a WRONG_SIDE missed); hidden at fewer looks, or the card
     further out than a card on top strays, its place says beneath. A table card "moved" there keeps to its
-    place: the next card lifted from that stack hides it (9086's TD at 1080p)."""
+    place: the next card lifted from that stack hides it (9086's TD at 1080p). So does a card showing one
+    index only: a card on top is in full view (9089's QS at 1080p, being slid beneath 12)."""
     from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=8)
     h = _Hand(first_frame=1)
     card = Card.parse("8H")
-    h.sightings = [_sighting(w, 10, 8, along, True, card)]
+    h.sightings = [_sighting(w, 10, 8, along, both, card)]
     h.card, h.announced, h.source, h.left_source = card, True, 7, True
     h.lying_at, h.stack_hidden = (8, "near"), hidden
     if moved:
