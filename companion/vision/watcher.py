@@ -107,20 +107,20 @@ CARRIED_OFF = 0.8
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
-# a hand holding a card up on one stack reaches into the looks of stacks this close (card heights)
+#: A hand holding a card up on one stack reaches into the looks of stacks this close (card heights).
 NEIGHBOUR_REACH = 1.6
-# a card lying still this close to a stack (card heights out along its fan) that hid the stack at two looks,
-# nothing moving over it, and never let it show, lies on top, however far out it lies in that reach: a
-# card beneath lies under the stack and leaves it in view (oracle 9436 at 640x360: an 8H put on top by
-# mistake rested askew 0.198 out, past ``under_sure``, and was judged beneath). In 24 dev games (oracle
-# 9420-9435 at 640x360, models 9069-9076 at 1080p), of the cards put down within 0.4 of a stack with cards
-# left, the stack never seen: 14 on top hid it at two looks or more, 16 beneath at one or none, and one
-# more at 13 in 9075 (models) at three, where the watcher took a KC for moved; and two on top rested
-# 0.20-0.21 out (9073, 9076: WRONG_SIDE missed). Not for a table card "moved": the next card taken from
-# that stack hides it (9086 at 1080p, models: a TD lying beneath 10, seen shifted as the next card was
-# lifted there, was judged moved on top; the KC of 9075 likewise). Only for a card last seen with both its
-# indices showing, as a card on top is, in full view (9089 at 1080p, models: a QS being slid beneath 12,
-# one index showing, 0.199 out, the stack hidden at three looks by the hand: judged on top, a false WRONG_SIDE)
+#: A card lying still this close to a stack (card heights out along its fan) that hid the stack at two looks,
+#: nothing moving over it, and never let it show, lies on top, however far out it lies in that reach: a
+#: card beneath lies under the stack and leaves it in view (oracle 9436 at 640x360: an 8H put on top by
+#: mistake rested askew 0.198 out, past ``under_sure``, and was judged beneath). In 24 dev games (oracle
+#: 9420-9435 at 640x360, models 9069-9076 at 1080p), of the cards put down within 0.4 of a stack with cards
+#: left, the stack never seen: 14 on top hid it at two looks or more, 16 beneath at one or none, and one
+#: more at 13 in 9075 (models) at three, where the watcher took a KC for moved; and two on top rested
+#: 0.20-0.21 out (9073, 9076: WRONG_SIDE missed). Not for a table card "moved": the next card taken from
+#: that stack hides it (9086 at 1080p, models: a TD lying beneath 10, seen shifted as the next card was
+#: lifted there, was judged moved on top; the KC of 9075 likewise). Only for a card last seen with both its
+#: indices showing, as a card on top is, in full view (9089 at 1080p, models: a QS being slid beneath 12,
+#: one index showing, 0.199 out, the stack hidden at three looks by the hand: judged on top, a false WRONG_SIDE)
 HIDDEN_TOP_ALONG = 0.3
 # grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
 # least STACK_TAKEN lost its top card (rendered games: 5-28 at the pile taken from, one turn in 23 at 2.6); one that changed
@@ -1750,6 +1750,12 @@ class Watcher:
             return expected, False
         return source, False
 
+    def _askew_on_hidden_stack(self, h: _Hand, q: int) -> bool:
+        """The hand card (not a table card moved), last seen in full view (both indices), lies within
+        ``HIDDEN_TOP_ALONG`` of the stack of ``q``, which it hid at two looks and never let show: on top."""
+        return h.from_table is None and h.stack_hidden >= 2 and h.last.both \
+            and self._along(q, h.last.centre) < HIDDEN_TOP_ALONG
+
     def _turned_over_beside(self, h: _Hand, pile: int, other: int) -> bool:
         """No back of the card seen anywhere, its face first seen held up on the stack of ``pile`` with both
         indices showing, and the stack of ``other`` its neighbour (within ``NEIGHBOUR_REACH`` card heights):
@@ -1803,9 +1809,7 @@ class Watcher:
                 # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
                 # ``_corner_beside_stack``)
                 side = "under"
-            elif by_place is not None and not (by_place == "under" and h.stack_hidden >= 2 and h.from_table is None
-                                               and h.last.both
-                                               and self._along(q, h.last.centre) < HIDDEN_TOP_ALONG):
+            elif by_place is not None and not (by_place == "under" and self._askew_on_hidden_stack(h, q)):
                 side = by_place
             elif h.stack_hidden >= 2:
                 side = "top"  # it hides the stack, and no hand does
