@@ -103,6 +103,9 @@ TOP_INWARD = 0.35
 #: that shape, and each after it further off, is the card carried away (seen as a back through the blur of a
 #: fast hand), not turned face down there: a card turned over is seen face down where it was
 CARRIED_OFF = 0.8
+#: A back seen this far (card heights) from where a hand card vanished, since, is that card being carried
+#: on, not turned face down there (``Watcher._back_seen_far_off``).
+CARRIED_FAR = 2.0
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
@@ -855,7 +858,8 @@ class Watcher:
                 # it, which was then judged put beneath the centre)
                 near = [i for i in cand if (reads[i][0] is None or h.card is None) and not (
                     h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
-                    and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
+                    and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)
+                    and not self._table_card_by_another(h, reads[i][0], centres[i])]
                 # a card lying still at its last looks, off the pile it came from, has not leapt off since
                 # (9059 at 1080p: a TC lying by 10, missed one look, was taken for an unread JH lying at 11,
                 # 1.45 card heights away, and judged put down there). One just turned over, still over its
@@ -1343,7 +1347,13 @@ class Watcher:
         """The hand card (read, never lying still) is gone and a face-down card was seen held twice since,
         at the pile where it was last seen or was taken from, or the stack it lay on top of (the one it came
         from, not its home) shows its back again: it was turned face down (to be put back)."""
-        if not h.announced or h.from_table is not None or h.lying_at is not None or h.missing < 2:
+        # lying still on top of the stack it was taken from, never carried off, is held there (turned over
+        # out of turn, to be put back: 9091 at 1080p, models: a TS turned at 11, held over 11's stack for
+        # six looks, then seen face down there twice and the stack again, was judged put on top of 11)
+        held_on_source = h.lying_at == (h.source, "top") and not h.left_source and \
+            h.card is not None and h.card.home_pile != h.source
+        if not h.announced or h.from_table is not None or (h.lying_at is not None and not held_on_source) \
+                or h.missing < 2:
             return False
         if self._carried_off(h):
             return False
@@ -1360,10 +1370,25 @@ class Watcher:
             # judged put back face down on 3 when the TH was lifted from 3)
             here.discard(h.last_pos[0])
         after = [pl for _, pl in self._down_after(last) if pl in here]
+        if after and self._back_seen_far_off(last, here):
+            return False
         # twice; once is enough when it was last seen face up at the pile it was taken from (turned
         # over there and put back at once)
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
+
+    def _back_seen_far_off(self, last: _Sighting, here: set[int]) -> bool:
+        """The last face-down shape held off the stacks since the hand card's last look lies more than
+        ``CARRIED_FAR`` card heights from every pile in ``here``: the card is being carried across the
+        clock, seen as a back through the blur (9091 at 1080p, models: a 3C turned at 8 and carried fast
+        to 3, its stack at 8 seen "held" twice by the hand, then the 3C's back 3.2 card heights on, by 5,
+        was judged put back face down at 5, a false WRONG_TARGET_PILE, and then turned at 8 again)."""
+        fl = self._fd_last
+        if fl is None or fl[0] <= last.frame:
+            return False
+        g = self._ground(fl[1], fl[2])
+        return all(float(np.linalg.norm(g - self.layout.centres[q - 1])) > CARRIED_FAR * self._pile_h(q)
+                   for q in here)
 
     def _carried_off(self, h: _Hand) -> bool:
         """The face-down shapes seen since the hand card's last look lead away from where it was: the first
@@ -1435,6 +1460,18 @@ class Watcher:
         the match reach of a table card)."""
         tc = self.table.cards.get(card) if card is not None else None
         return tc is not None and tc.distance(point) < reach * self._pile_h(tc.pile)
+
+    def _table_card_by_another(self, h: _Hand, card: Card | None, point: np.ndarray) -> bool:
+        """A reading of a table card near its place (``STILL_REREAD_REACH``) while the hand card, not yet
+        named, was read surely as another card: the table card half covered by the hand card turned over
+        beside it (its quad pushed off its place), not the hand card (9092 at 1080p, models: the 4C lying
+        beneath 4, seen 0.13 card heights off its place as the KH was turned at 4, was followed as the
+        hand card, the KH's look there was lost and the KH judged taken from 8, where it was carried;
+        9093 likewise, a 5H beneath 5 and the 8H turned there)."""
+        if card is None or h.card is not None or card == h.from_table or \
+                not self._lies_at(card, point, STILL_REREAD_REACH):
+            return False
+        return any(s.card is not None and s.card != card for s in h.sightings)
 
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""

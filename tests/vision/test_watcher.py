@@ -1584,3 +1584,69 @@ def test_a_card_askew_on_a_stack_towards_the_middle_lies_on_top(along, pos):
     u = w.layout.outward[8]
     s.centre = s.centre + 0.19 * w.h * np.array([-u[1], u[0]])
     assert w._lying_position(s) == pos
+
+
+@pytest.mark.parametrize("first_read, followed", [("KH", False), (None, True)])
+def test_a_table_card_beside_a_hand_card_read_as_another_is_not_the_hand_card(first_read, followed):
+    """The 4C lies beneath 4; the next card, not yet named, was read surely as the KH over 4's stack at its
+    first look. The 4C is then read 0.22 card heights off its place (half covered by the KH turned over
+    beside it; in the game 0.13, where its place could not be refreshed) as the hand moves over it: it is the table card, not the hand card (9092 at 1080p, models: the
+    4C was followed as the hand card, the KH's look at 4 was lost and the KH judged taken from 8, where it
+    was carried). A hand card whose only look was unread may still be the 4C picked up (a correction)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=4)
+    view = GameView(expected_pile=4, face_up=frozenset({Card.parse("4C")}))
+    four = Card.parse("4C")
+    place = w.layout.centres[3] + 0.3 * w.h * w.layout.outward[3]
+    w.table.put(TableCard(four, 4, "under", place.copy(), 1, 1))
+    h = _Hand(first_frame=5)
+    h.sightings = [_sighting(w, 8, 4, 0.0, False, Card.parse(first_read) if first_read else None)]
+    w.hand = h
+    tangent = np.array([-w.layout.outward[3][1], w.layout.outward[3][0]])
+    seen = place + 0.22 * w._pile_h(4) * tangent
+    _hand_moves_over(w, seen)
+    w._observe(10, 10 / 30, Detections.from_rows([_one_up(w, seen, four)]), view)
+    assert w.hand is h
+    assert (h.last.card == four) == followed
+    assert four not in h.reads if not followed else list(h.reads) == [four]
+
+
+@pytest.mark.parametrize("back_off, returned", [(3.2, False), (0.1, True)])
+def test_a_back_seen_far_off_after_the_stack_showed_is_the_card_carried_on(back_off, returned):
+    """The 3C turned at 8, last seen over 8's stack, missing since; 8's stack is seen "held" twice (the hand
+    over it), then a back 3.2 card heights on towards 3: the 3C carried across the clock, seen through the
+    blur, not put back face down (9091 at 1080p, models: "returned" to 5, then "turned" at 8 again). With
+    that last back by 8 it was turned face down there, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    h = _Hand(first_frame=5)
+    h.sightings = [_sighting(w, 10, 8, 0.0, False, Card.parse("3C"))]
+    h.card, h.announced, h.source, h.missing = Card.parse("3C"), True, 8, 3
+    w.hand = h
+    w._stacks_seen, w._fd_now = set(), False
+    stack = w.layout.centres[7]
+    w.fd_recent.append((13, 8, stack + np.array([0.3, 0.0]) * w.h))
+    w.fd_recent.append((16, 8, stack.copy()))
+    way = (w.layout.centres[2] - stack) / np.linalg.norm(w.layout.centres[2] - stack)
+    back = stack + back_off * w.h * way
+    w.fd_recent.append((19, w._pile_at(back), back))
+    w._fd_last = (19, back.copy(), float(np.median(w.geometry.sizes)))
+    assert w._turned_down_here(h) == returned
+
+
+@pytest.mark.parametrize("code, carried, turned_down", [("TS", False, True), ("TS", True, False), ("JS", False, False)])
+def test_a_card_held_still_on_the_stack_it_came_from_then_gone_was_turned_down(code, carried, turned_down):
+    """The TS turned at 11 out of turn lay still over 11's stack for six looks (so it lies "on top" there),
+    then was gone, 11's stack showing again: it was turned face down to be put back (9091 at 1080p, models:
+    judged put on top of 11, a false WRONG_TARGET_PILE in place of the return). Carried off first and
+    brought back, it lies where it was put; and a jack lies on top of its own pile (a WRONG_SIDE), as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=10)
+    h = _Hand(first_frame=5)
+    h.sightings = [_sighting(w, 10, 11, 0.0, False, Card.parse(code))]
+    h.card, h.announced, h.source, h.missing = Card.parse(code), True, 11, 3
+    h.lying_at = h.last_pos = (11, "top")
+    h.still, h.left_source = 6, carried
+    w.hand = h
+    w._stacks_seen, w._fd_now = {11}, False
+    assert w._turned_down_here(h) == turned_down
