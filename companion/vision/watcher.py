@@ -106,6 +106,9 @@ CARRIED_OFF = 0.8
 #: A back seen this far (card heights) from where a hand card vanished, since, is that card being carried
 #: on, not turned face down there (``Watcher._back_seen_far_off``).
 CARRIED_FAR = 2.0
+#: A hand card is taken for a table card picked up (a move) only when some look at it was this close (card
+#: heights) to where that card lies (``Watcher._seen_by_its_place``).
+PICKED_UP_REACH = 1.5
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
@@ -1560,12 +1563,24 @@ class Watcher:
             h.card = card  # the card already in the hand when the game was resumed (face up in the view)
             h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
             return
-        if card in self.table and card not in seen_table:
+        if card in self.table and card not in seen_table and self._seen_by_its_place(h, card):
             h.from_table = card  # a table card picked up: a move
         elif card in self.table or (card in view.face_up and not h.announced and card != h.card):
             return  # already face up elsewhere: cannot be this card
         h.card = card
         h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
+
+    def _seen_by_its_place(self, h: _Hand, card: Card) -> bool:
+        """Some look at the hand card was within ``PICKED_UP_REACH`` of where the table card ``card`` lies: a
+        card is picked up where it lies, so a hand card first seen elsewhere and only then read as a card
+        lying far off is a misreading, not that card moved (9097 at 1080p, models: a 5H turned at 8, read
+        surely there, carried to 4 and read there once as TH at 0.95, was taken for the TH lying beneath 10,
+        2.5 card heights from any look at it: a false "move TH to 4", WRONG_TARGET_PILE)."""
+        tc = self.table.cards.get(card)
+        if tc is None:
+            return False
+        reach = PICKED_UP_REACH * self._pile_h(tc.pile)
+        return any(tc.distance(x.centre) < reach for x in h.sightings)
 
     @staticmethod
     def _evidence(h: _Hand, card: Card) -> float:

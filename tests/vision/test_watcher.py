@@ -1650,3 +1650,25 @@ def test_a_card_held_still_on_the_stack_it_came_from_then_gone_was_turned_down(c
     w.hand = h
     w._stacks_seen, w._fd_now = {11}, False
     assert w._turned_down_here(h) == turned_down
+
+
+@pytest.mark.parametrize("first_at_ten, moved", [(False, False), (True, True)])
+def test_a_card_read_as_a_table_card_lying_far_from_every_look_is_no_move(first_at_ten, moved):
+    """The TH lies beneath 10. A hand card turned at 8 and carried to 4 is read there (twice) as the TH: no
+    look at it came near 10, and a card is picked up where it lies, so it is a misreading, not the TH moved
+    (9097 at 1080p, models: a 5H read once as TH at 0.95 by 4 was taken for the TH, a false "move TH to 4",
+    WRONG_TARGET_PILE). A hand card first seen at the TH's place is the TH picked up, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    view = GameView(expected_pile=8, face_up=frozenset({Card.parse("TH")}))
+    th = Card.parse("TH")
+    place = w.layout.centres[9] + 0.3 * w.h * w.layout.outward[9]
+    w.table.put(TableCard(th, 10, "under", place.copy(), 1, 1))
+    h = _Hand(first_frame=5)
+    first = _sighting(w, 6, 10, 0.3, False) if first_at_ten else _sighting(w, 6, 8, 0.0, False)
+    h.sightings = [first, _sighting(w, 12, 4, 0.3, False, th), _sighting(w, 13, 4, 0.3, False, th)]
+    h.reads.extend([None, th, th])
+    w.hand = h
+    w._believe(h, view, set())
+    assert (h.from_table == th) == moved
+    assert (h.card == th) == moved
