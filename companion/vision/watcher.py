@@ -106,9 +106,6 @@ CARRIED_OFF = 0.8
 #: A back seen this far (card heights) from where a hand card vanished, since, is that card being carried
 #: on, not turned face down there (``Watcher._back_seen_far_off``).
 CARRIED_FAR = 2.0
-#: A hand card is taken for a table card picked up (a move) only when some look at it was this close (card
-#: heights) to where that card lies (``Watcher._seen_by_its_place``).
-PICKED_UP_REACH = 1.5
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
@@ -861,8 +858,7 @@ class Watcher:
                 # it, which was then judged put beneath the centre)
                 near = [i for i in cand if (reads[i][0] is None or h.card is None) and not (
                     h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
-                    and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)
-                    and not self._table_card_by_another(h, reads[i][0], centres[i])]
+                    and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
                 # a card lying still at its last looks, off the pile it came from, has not leapt off since
                 # (9059 at 1080p: a TC lying by 10, missed one look, was taken for an unread JH lying at 11,
                 # 1.45 card heights away, and judged put down there). One just turned over, still over its
@@ -1464,18 +1460,6 @@ class Watcher:
         tc = self.table.cards.get(card) if card is not None else None
         return tc is not None and tc.distance(point) < reach * self._pile_h(tc.pile)
 
-    def _table_card_by_another(self, h: _Hand, card: Card | None, point: np.ndarray) -> bool:
-        """A reading of a table card near its place (``STILL_REREAD_REACH``) while the hand card, not yet
-        named, was read surely as another card: the table card half covered by the hand card turned over
-        beside it (its quad pushed off its place), not the hand card (9092 at 1080p, models: the 4C lying
-        beneath 4, seen 0.13 card heights off its place as the KH was turned at 4, was followed as the
-        hand card, the KH's look there was lost and the KH judged taken from 8, where it was carried;
-        9093 likewise, a 5H beneath 5 and the 8H turned there)."""
-        if card is None or h.card is not None or card == h.from_table or \
-                not self._lies_at(card, point, STILL_REREAD_REACH):
-            return False
-        return any(s.card is not None and s.card != card for s in h.sightings)
-
     def _impossible(self, card: Card | None, view: GameView) -> bool:
         """A reading that cannot be a new card: that card already lies face up (a misreading)."""
         return card is not None and (card in self.table or card in view.face_up)
@@ -1563,24 +1547,12 @@ class Watcher:
             h.card = card  # the card already in the hand when the game was resumed (face up in the view)
             h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
             return
-        if card in self.table and card not in seen_table and self._seen_by_its_place(h, card):
+        if card in self.table and card not in seen_table:
             h.from_table = card  # a table card picked up: a move
         elif card in self.table or (card in view.face_up and not h.announced and card != h.card):
             return  # already face up elsewhere: cannot be this card
         h.card = card
         h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
-
-    def _seen_by_its_place(self, h: _Hand, card: Card) -> bool:
-        """Some look at the hand card was within ``PICKED_UP_REACH`` of where the table card ``card`` lies: a
-        card is picked up where it lies, so a hand card first seen elsewhere and only then read as a card
-        lying far off is a misreading, not that card moved (9097 at 1080p, models: a 5H turned at 8, read
-        surely there, carried to 4 and read there once as TH at 0.95, was taken for the TH lying beneath 10,
-        2.5 card heights from any look at it: a false "move TH to 4", WRONG_TARGET_PILE)."""
-        tc = self.table.cards.get(card)
-        if tc is None:
-            return False
-        reach = PICKED_UP_REACH * self._pile_h(tc.pile)
-        return any(tc.distance(x.centre) < reach for x in h.sightings)
 
     @staticmethod
     def _evidence(h: _Hand, card: Card) -> float:

@@ -1586,31 +1586,6 @@ def test_a_card_askew_on_a_stack_towards_the_middle_lies_on_top(along, pos):
     assert w._lying_position(s) == pos
 
 
-@pytest.mark.parametrize("first_read, followed", [("KH", False), (None, True)])
-def test_a_table_card_beside_a_hand_card_read_as_another_is_not_the_hand_card(first_read, followed):
-    """The 4C lies beneath 4; the next card, not yet named, was read surely as the KH over 4's stack at its
-    first look. The 4C is then read 0.22 card heights off its place (half covered by the KH turned over
-    beside it; in the game 0.13, where its place could not be refreshed) as the hand moves over it: it is the table card, not the hand card (9092 at 1080p, models: the
-    4C was followed as the hand card, the KH's look at 4 was lost and the KH judged taken from 8, where it
-    was carried). A hand card whose only look was unread may still be the 4C picked up (a correction)."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=4)
-    view = GameView(expected_pile=4, face_up=frozenset({Card.parse("4C")}))
-    four = Card.parse("4C")
-    place = w.layout.centres[3] + 0.3 * w.h * w.layout.outward[3]
-    w.table.put(TableCard(four, 4, "under", place.copy(), 1, 1))
-    h = _Hand(first_frame=5)
-    h.sightings = [_sighting(w, 8, 4, 0.0, False, Card.parse(first_read) if first_read else None)]
-    w.hand = h
-    tangent = np.array([-w.layout.outward[3][1], w.layout.outward[3][0]])
-    seen = place + 0.22 * w._pile_h(4) * tangent
-    _hand_moves_over(w, seen)
-    w._observe(10, 10 / 30, Detections.from_rows([_one_up(w, seen, four)]), view)
-    assert w.hand is h
-    assert (h.last.card == four) == followed
-    assert four not in h.reads if not followed else list(h.reads) == [four]
-
-
 @pytest.mark.parametrize("back_off, returned", [(3.2, False), (0.1, True)])
 def test_a_back_seen_far_off_after_the_stack_showed_is_the_card_carried_on(back_off, returned):
     """The 3C turned at 8, last seen over 8's stack, missing since; 8's stack is seen "held" twice (the hand
@@ -1651,24 +1626,3 @@ def test_a_card_held_still_on_the_stack_it_came_from_then_gone_was_turned_down(c
     w._stacks_seen, w._fd_now = {11}, False
     assert w._turned_down_here(h) == turned_down
 
-
-@pytest.mark.parametrize("first_at_ten, moved", [(False, False), (True, True)])
-def test_a_card_read_as_a_table_card_lying_far_from_every_look_is_no_move(first_at_ten, moved):
-    """The TH lies beneath 10. A hand card turned at 8 and carried to 4 is read there (twice) as the TH: no
-    look at it came near 10, and a card is picked up where it lies, so it is a misreading, not the TH moved
-    (9097 at 1080p, models: a 5H read once as TH at 0.95 by 4 was taken for the TH, a false "move TH to 4",
-    WRONG_TARGET_PILE). A hand card first seen at the TH's place is the TH picked up, as before."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=8)
-    view = GameView(expected_pile=8, face_up=frozenset({Card.parse("TH")}))
-    th = Card.parse("TH")
-    place = w.layout.centres[9] + 0.3 * w.h * w.layout.outward[9]
-    w.table.put(TableCard(th, 10, "under", place.copy(), 1, 1))
-    h = _Hand(first_frame=5)
-    first = _sighting(w, 6, 10, 0.3, False) if first_at_ten else _sighting(w, 6, 8, 0.0, False)
-    h.sightings = [first, _sighting(w, 12, 4, 0.3, False, th), _sighting(w, 13, 4, 0.3, False, th)]
-    h.reads.extend([None, th, th])
-    w.hand = h
-    w._believe(h, view, set())
-    assert (h.from_table == th) == moved
-    assert (h.card == th) == moved
