@@ -1343,22 +1343,19 @@ class Watcher:
         return None
 
     def _turned_down_here(self, h: _Hand) -> bool:
-        """The hand card (read, never lying still) is gone and a face-down card was seen held twice since,
-        at the pile where it was last seen or was taken from, or the stack it lay on top of (the one it came
-        from, not its home) shows its back again: it was turned face down (to be put back)."""
+        """The hand card (read, never lying still but on the stack it came from) is gone and a face-down card
+        was seen held twice since, at the pile where it was last seen or was taken from, or the stack it lay on
+        top of (the one it came from, not its home) shows its back again: it was turned face down (to be put
+        back)."""
         # lying still on top of the stack it was taken from, never carried off, is held there (turned over
         # out of turn, to be put back: 9091 at 1080p, models: a TS turned at 11, held over 11's stack for
         # six looks, then seen face down there twice and the stack again, was judged put on top of 11)
-        held_on_source = h.lying_at == (h.source, "top") and not h.left_source and \
-            h.card is not None and h.card.home_pile != h.source
-        if not h.announced or h.from_table is not None or (h.lying_at is not None and not held_on_source) \
-                or h.missing < 2:
+        if not h.announced or h.from_table is not None or h.missing < 2 or (
+                h.lying_at is not None and not self._on_source_stack(h, h.lying_at)):
             return False
         if self._carried_off(h):
             return False
-        q = h.last_pos[0] if h.last_pos is not None else None
-        if q is not None and q == h.source and h.last_pos[1] == "top" and not h.left_source and \
-                h.card is not None and h.card.home_pile != q and q in self._stacks_seen and not self._fd_now:
+        if self._on_source_stack(h, h.last_pos) and h.source in self._stacks_seen and not self._fd_now:
             return True  # turned over on the stack it came from, gone since, and that stack's back shows again
         last = h.last
         g = self._ground(last.centre, last.height)
@@ -1375,6 +1372,13 @@ class Watcher:
         # over there and put back at once)
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
+
+    @staticmethod
+    def _on_source_stack(h: _Hand, pos: tuple[int, str] | None) -> bool:
+        """``pos`` is on top of the stack the hand card was taken from, which it has not left, and that is
+        not its own pile: held there, turned over (to be put back), not put down."""
+        return pos is not None and pos == (h.source, "top") and not h.left_source and \
+            h.card is not None and h.card.home_pile != h.source
 
     def _back_seen_far_off(self, last: _Sighting, here: set[int]) -> bool:
         """The last face-down shape held off the stacks since the hand card's last look lies more than
