@@ -699,6 +699,31 @@ def test_a_card_sized_like_one_held_up_lies_beneath_a_stack_that_shows_whole():
     assert lying(False, True, False) is None
 
 
+@pytest.mark.parametrize("first, last, placed_at", [(0.15, 0.6, 9), (0.55, 0.6, 13)])
+def test_a_card_last_seen_carried_fast_is_not_put_down_where_it_passed(first, last, placed_at):
+    """A 9D read at the centre, then seen unread twice a frame apart out along the centre's fan (``first``
+    and ``last`` card heights out), then lost from sight; the next card is read by pile 10. Carried there
+    half a card height a frame, it only passed the centre's fan: lost on its way, it went beneath its own
+    pile unseen (9104 at 1080p, models: the first card, a 9D carried from the centre to 9, was judged put
+    beneath 13, a false WRONG_TARGET_PILE). Seen still out there, it was put down there."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    card = Card.parse("9D")
+    centre, out = w.layout.centres[12], w.layout.outward[12]
+    for f in (1, 2):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + 0.05 * w.h * out, card)]), view)
+    assert w.hand is not None and w.hand.card == card and w.hand.source == 13
+    for f, along in ((3, first), (4, last)):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + along * w.h * out)]), view)
+    assert w.hand.last_pos == (13, "under")
+    events = []
+    for f in range(7, 20, 3):
+        events += [o.event for o in w._observe(f, f / 30, Detections.empty(), view)]
+    at10 = w.layout.centres[9] + 0.2 * w.h * w.layout.outward[9]
+    events += [o.event for o in w._observe(21, 21 / 30, Detections.from_rows([_one_up(w, at10, Card.parse("TS"))]), view)]
+    assert [e for e in events if e[0] == "place"] == [["place", placed_at, "under"]]
+
+
 @pytest.mark.parametrize("read_as, adopted", [("6C", True), ("7D", False)])
 def test_a_card_lost_from_sight_and_found_unread_then_read_is_the_same_card(read_as, adopted):
     """Read once at pile 1, lost from sight, seen again unread by pile 6 out of any hand's reach (so a
