@@ -80,6 +80,9 @@ OTHER_INDEX = 0.5
 #: How far (card heights) from a table card's place a still detection surely read as that card is still
 #: that card lying there (the detector's second guess at a partly covered card's quad), not a card lifted.
 STILL_REREAD_REACH = 0.4
+#: How far (card heights) from a table card's place an unread shape is that card while the hand holds a named
+#: card (0.1 otherwise).
+UNREAD_BUSY_REACH = 0.2
 #: ... when unread, and at least this far (card heights) from where the hand card was last seen (unread
 #: ones counting or not: on dev games at 1080p 9014 120 / 122 pairs followed, 9015 67 / 69, 2001 106
 #: both ways; they count because they explain 9015's unread ghosts of its JD).
@@ -108,8 +111,12 @@ CARRIED_OFF = 0.8
 #: A back seen this far (card heights) from where a hand card vanished, since, is that card being carried
 #: on, not turned face down there (``Watcher._back_seen_far_off``).
 CARRIED_FAR = 2.0
+#: A face-down shape this close (card heights) to a stack's place is taken for that stack (its detector scatter).
+ON_STACK = 0.25
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
+#: A back seen this close (card heights) to where a card's face first shows, just before, is that card lifted.
+BACK_BY_FACE = 0.5
 #: The first looks at a new hand card that may say it is held over a stack (both indices showing).
 SOURCE_LOOKS = 3
 #: A hand holding a card up on one stack reaches into the looks of stacks this close (card heights).
@@ -909,10 +916,16 @@ class Watcher:
         # the hand holds another card, a table card read as itself a little off its place (9076 at 1080p: the
         # 6S just put beneath 6, seen 0.27 card heights off its place as the QH turned at 6 was held over it,
         # was taken for the next card turned, and the QH judged put beneath 6 on its way to 12)
+        # an unread shape within UNREAD_BUSY_REACH of a table card's place while the hand holds a named card is
+        # that table card too (9106 at 1080p, models: the KS lying beneath the centre's stack, seen with the
+        # stack as one shape 0.15 card heights off its place, its K read but not its suit, was taken for the
+        # next card while the 3H was carried off unseen, and the 3H judged put beneath 13, a false
+        # WRONG_TARGET_PILE)
         busy = self.hand is not None and self.hand.card is not None
+        reach = UNREAD_BUSY_REACH if busy else 0.1
         others = [i for i in cand if i != mine and not (
             (reads[i][0] is None or self._impossible(reads[i][0], view)) and any(
-                tc.distance(centres[i]) < 0.1 * self._pile_h(tc.pile) for tc in self.table)) and not (
+                tc.distance(centres[i]) < reach * self._pile_h(tc.pile) for tc in self.table)) and not (
             busy and reads[i][0] not in (None, self.hand.card)
             and self._lies_at(reads[i][0], centres[i], STILL_REREAD_REACH))]
         if others and self.hand is not None and self.hand.missing >= p.vanish_reads \
@@ -1377,10 +1390,14 @@ class Watcher:
         last = h.last
         g = self._ground(last.centre, last.height)
         here = {self._pile_at(last.centre), self._pile_at(g), h.source} - {None}
-        if h.last_pos is not None and h.last_pos[1] == "under":
+        if h.last_pos is not None and h.last_pos[1] == "under" and (
+                h.last_pos[0] != h.source or self._home_is(h, h.source)):
             # last seen lying out beneath a stack: a card lifted face down from that stack is the next one
             # taken there, not this one turned down (9034 at 1080p: a 3C slid beneath 3 showing a sliver,
-            # judged put back face down on 3 when the TH was lifted from 3)
+            # judged put back face down on 3 when the TH was lifted from 3). Not the stack it was taken from
+            # (not its own): no card is put beneath the pile it was just taken from out of turn, it was held
+            # over that pile's fan (9107 at 1080p, models: a 2C turned at 12, shown above 12's fan, seen face
+            # down there three times, was judged put beneath 12 when the next card was read)
             here.discard(h.last_pos[0])
         after = [pl for _, pl in self._down_after(last) if pl in here]
         if after and self._back_seen_far_off(last, here):
@@ -1406,9 +1423,18 @@ class Watcher:
         fl = self._fd_last
         if fl is None or fl[0] <= last.frame:
             return False
+        if self._on_a_stack(fl[1]):
+            return False  # on a stack's place: that stack seen "held" (a hand by it), not a card carried (9107
+            # at 1080p, models: a 2C seen face down three times by 12, where it was turned out of turn, then
+            # 6's stack once, was judged carried on, and put beneath 12 when the next card was read)
         g = self._ground(fl[1], fl[2])
         return all(float(np.linalg.norm(g - self.layout.centres[q - 1])) > CARRIED_FAR * self._pile_h(q)
                    for q in here)
+
+    def _on_a_stack(self, point: np.ndarray) -> int | None:
+        """The pile whose stack's place ``point`` lies on (within ``ON_STACK`` card heights), if any."""
+        d = np.linalg.norm(self.layout.centres - point, axis=1) / self.layout.pile_card_h
+        return int(np.argmin(d)) + 1 if float(d.min()) < ON_STACK else None
 
     def _carried_off(self, h: _Hand) -> bool:
         """The face-down shapes seen since the hand card's last look lead away from where it was: the first
@@ -1695,7 +1721,15 @@ class Watcher:
         s0 = sights[0]
         expected = self._view.expected_pile if self._view is not None else None
         lying = self._lying_position(s0)
-        if expected is not None and lying is not None and lying[1] == "under" and not s0.both:
+        # its back seen just before, right by where its face first shows, at a pile where play is not and
+        # that is not its own: lifted there out of turn and turned over above that pile's fan (9107 at 1080p,
+        # models: a 2C turned at 12, first seen face up 0.2 card heights from its back, out along 12's fan,
+        # was judged taken from 11, where play was, and put beneath 12: a WRONG_SOURCE_PILE and its return
+        # missed). A card of that pile lying in its fan was put there unseen (2001's JD, below)
+        lifted_here = lying is not None and lying[0] != expected and h.card is not None \
+            and h.card.home_pile != lying[0] and any(
+                pl == lying[0] and float(np.linalg.norm(c - s0.centre)) <= BACK_BY_FACE * self.h for pl, c in h.fd_points)
+        if expected is not None and lying is not None and lying[1] == "under" and not s0.both and not lifted_here:
             # first seen lying out in a pile's fan, slid beneath it (its inner index covered): it was
             # turned over and put down unseen, and a card lifted there now is the next one (2001: a JD
             # put beneath 11 unread, first read as the next card was lifted from 11, was judged taken
@@ -1897,7 +1931,8 @@ class Watcher:
         seen after it, or where it was last seen), or where a card was last seen held face down, or its
         own pile when seen face down there and never at the one it came from."""
         last = h.last
-        if self._fd_last is not None and self._fd_last[0] > last.frame:
+        stray = self._fd_last is not None and self._stray_back(self._fd_last[1], {q, h.source} - {None}, last.centre)
+        if self._fd_last is not None and self._fd_last[0] > last.frame and not stray:
             # where it was last seen face down (coming to lie on a stack): the nearest stack
             # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
             c = self._ground(self._fd_last[1], self._fd_last[2])
@@ -1909,6 +1944,18 @@ class Watcher:
             # nearer 4; 9046's QH, its back seen on the way from 7 to 12: both "returned" to another pile)
             q = home
         return q
+
+    def _stray_back(self, point: np.ndarray, piles: set[int], last_seen: np.ndarray) -> bool:
+        """A face-down shape on another stack's place, more than ``CARRIED_FAR`` card heights from every pile in
+        ``piles`` and from where the card was last seen face up: that stack seen "held" as a hand passed, not
+        the card turned down (9107 at 1080p, models: a 2C seen face down three times by 12, then 6's stack
+        once, was "returned" to 6). By where it was last seen it is the card put back there (a mistake)."""
+        p = self._on_a_stack(point)
+        if p is None or p in piles:
+            return False
+        far = CARRIED_FAR * self._pile_h(p)
+        return float(np.linalg.norm(self.layout.centres[p - 1] - last_seen)) > far and all(
+            float(np.linalg.norm(self.layout.centres[p - 1] - self.layout.centres[q - 1])) > far for q in piles)
 
     def _vanished(self, h: _Hand, index: int, t: float, view: GameView, force: bool = False,
                   new_card: bool = False) -> list[Observation]:

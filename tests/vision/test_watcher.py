@@ -724,6 +724,34 @@ def test_a_card_last_seen_carried_fast_is_not_put_down_where_it_passed(first, la
     assert [e for e in events if e[0] == "place"] == [["place", placed_at, "under"]]
 
 
+@pytest.mark.parametrize("off, new_hand", [(0.15, False), (0.6, True)])
+def test_an_unread_shape_by_a_table_card_while_the_hand_holds_a_card_is_that_table_card(off, new_hand):
+    """A 3H taken from the centre is carried off (not fast) and seen once out along the centre's fan; the
+    next look misses it and shows one shape ``off`` card heights from the KS lying beneath the centre, a
+    little big, its K read but not its suit (so not the 3H). So close, it is the KS, seen with the stack as
+    one shape, and the 3H is still in the hand (9106 at 1080p, models: the 3H was judged put beneath 13, a
+    false WRONG_TARGET_PILE); further off it is a new card, and the 3H was put down where last seen."""
+    from companion.vision.table_model import TableCard
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    centre, out = w.layout.centres[12], w.layout.outward[12]
+    ks_at = centre + 0.3 * w.h * out
+    w.table.put(TableCard(Card.parse("KS"), 13, "under", ks_at.copy(), 0, 0))
+    card = Card.parse("3H")
+    for f in (1, 2):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre - 0.05 * w.h * out, card)]), view)
+    w._observe(8, 8 / 30, Detections.from_rows([_one_up(w, centre + 0.65 * w.h * out)]), view)
+    h = w.hand
+    assert h is not None and h.card == card and h.last_pos == (13, "under")
+    shape = ks_at + off * w.h * np.array([-out[1], out[0]])
+    _hand_moves_over(w, shape)
+    row = list(_one_up(w, shape, size=1.1 * float(np.median(w.geometry.sizes))))
+    row[2], row[4] = 13, 0.99  # K read surely, the suit not
+    events = [o.event for o in w._observe(11, 11 / 30, Detections.from_rows([tuple(row)]), view)]
+    assert (["place", 13, "under"] in events) is new_hand
+    assert (w.hand is h) is not new_hand
+
+
 @pytest.mark.parametrize("read_as, adopted", [("6C", True), ("7D", False)])
 def test_a_card_lost_from_sight_and_found_unread_then_read_is_the_same_card(read_as, adopted):
     """Read once at pile 1, lost from sight, seen again unread by pile 6 out of any hand's reach (so a
@@ -1651,3 +1679,53 @@ def test_a_card_held_still_on_the_stack_it_came_from_then_gone_was_turned_down(c
     w._stacks_seen, w._fd_now = {11}, False
     assert w._turned_down_here(h) == turned_down
 
+
+
+@pytest.mark.parametrize("backs_at, source", [(12, 12), (11, 11), (None, 11)])
+def test_a_card_first_seen_over_a_fan_by_its_own_back_was_lifted_there(backs_at, source):
+    """A 2C first seen face up out along pile 12's fan (where a card slid beneath 12 would lie) while play is
+    at 11. Its back seen just before, 0.2 card heights off, at 12: it was lifted at 12 out of turn and turned
+    over there (9107 at 1080p, models: judged taken from 11, then put beneath 12, a WRONG_SOURCE_PILE and its
+    return missed). Backs seen only where play is, or none: it lay there already, put down unseen, and the
+    card lifted is the next one (2001's JD): it came from where play is."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=11)
+    h = _Hand(first_frame=10)
+    card = Card.parse("2C")
+    s0 = _sighting(w, 10, 12, 0.4, False, card)
+    h.sightings, h.card = [s0], card
+    if backs_at is not None:
+        back = s0.centre - 0.2 * w.h * w.layout.outward[backs_at - 1] if backs_at == 12 else \
+            w.layout.centres[backs_at - 1].copy()
+        h.fd_points = [(backs_at, back)]
+    assert w._lying_position(s0) == (12, "under")
+    assert w._source(h) == source
+
+
+@pytest.mark.parametrize("source, stray, turned_down", [(12, True, True), (12, False, True), (13, False, False)])
+def test_a_card_shown_over_the_fan_of_the_pile_it_came_from_then_seen_face_down_there_went_back(
+        source, stray, turned_down):
+    """A 2C turned at 12 out of turn, last seen face up out along 12's fan, then seen face down there twice:
+    it was turned face down to be put back, also when the last face-down shape since was 6's stack, far off,
+    seen "held" as a hand passed (9107 at 1080p, models: judged carried on, then put beneath 12 when the next
+    card was read; the return missed, a false WRONG_TARGET_PILE). Taken from the centre instead, it lay
+    beneath 12 and the backs there are the next card lifted at 12 (9034's 3C), as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=11)
+    h = _Hand(first_frame=5)
+    card = Card.parse("2C")
+    s = _sighting(w, 10, 12, 0.4, False, card)
+    h.sightings, h.card, h.announced, h.source, h.missing = [s], card, True, source, 5
+    h.last_pos, h.left_source = (12, "under"), source != 12
+    w.hand = h
+    w._stacks_seen, w._fd_now = set(), False
+    for f, along in ((12, 0.3), (15, 0.15)):
+        w.fd_recent.append((f, 12, w.layout.centres[11] + along * w.h * w.layout.outward[11]))
+    last = (15, w.fd_recent[-1][2].copy(), float(np.median(w.geometry.sizes)))
+    if stray:
+        w.fd_recent.append((21, 6, w.layout.centres[5].copy()))
+        last = (21, w.layout.centres[5].copy(), float(np.median(w.geometry.sizes)))
+    w._fd_last = last
+    assert w._turned_down_here(h) == turned_down
+    if turned_down:
+        assert [o.event for o in w._vanished(h, 24, 0.8, GameView(expected_pile=11), force=True)] == [["return", 12]]
