@@ -1067,18 +1067,25 @@ class Watcher:
         """Where the hand card is now if it kept the pace of its last two looks (these no more than
         ``CARRY_LOOKS_APART`` frames apart, the pace at most ``HAND_SPEED`` card heights a frame, kept up
         for at most ``CARRY_AHEAD`` frames); where it was last seen when it has no such pace."""
-        if len(h.sightings) < 2:
+        v = self._pace(h)
+        if v is None:
             return h.last.centre
-        a, b = h.sightings[-2], h.sightings[-1]
-        gap = b.frame - a.frame
-        if not 0 < gap <= CARRY_LOOKS_APART:
-            return b.centre
-        v = (b.centre - a.centre) / gap
+        b = h.last
         speed = float(np.linalg.norm(v))
         most = HAND_SPEED * self.h
         if speed > most:
             v = v * (most / speed)
         return b.centre + v * min(index - b.frame, CARRY_AHEAD)
+
+    @staticmethod
+    def _pace(h: _Hand) -> np.ndarray | None:
+        """Pixels a frame the hand card moved between its last two looks, when these are at most
+        ``CARRY_LOOKS_APART`` frames apart; None otherwise."""
+        if len(h.sightings) < 2:
+            return None
+        a, b = h.sightings[-2], h.sightings[-1]
+        gap = b.frame - a.frame
+        return (b.centre - a.centre) / gap if 0 < gap <= CARRY_LOOKS_APART else None
 
     def _follow_view(self, dets: Detections, centres: np.ndarray, reads: dict) -> None:
         """The camera (or the table) shifted: the table's cards are all read a little off their places,
@@ -1140,14 +1147,12 @@ class Watcher:
         still card: where it was last seen is where it passed, not where it lies (9104 at 1080p, models:
         the first card, a 9D, carried from the centre to 9 half a card height a frame, last seen out along
         the centre's fan; lost from sight, it was judged put beneath 13 when a shape showed by 6)."""
-        if len(h.sightings) < 2:
+        v = self._pace(h)
+        if v is None:
             return False
-        a, b = h.sightings[-2], h.sightings[-1]
-        gap = b.frame - a.frame
-        if not 0 < gap <= CARRY_LOOKS_APART:
-            return False
-        step = float(np.linalg.norm(b.centre - a.centre)) / self.h
-        return step >= CARRIED_PACE * gap and step >= 2 * self.eff.still_tolerance
+        speed = float(np.linalg.norm(v)) / self.h
+        step = float(np.linalg.norm(h.sightings[-1].centre - h.sightings[-2].centre)) / self.h
+        return speed >= CARRIED_PACE and step >= 2 * self.eff.still_tolerance
 
     def _never_left(self, h: _Hand) -> bool:
         """A table card taken for picked up (read in the hand while a hand moved by it) whose last looks
@@ -1433,7 +1438,7 @@ class Watcher:
 
     def _on_a_stack(self, point: np.ndarray) -> int | None:
         """The pile whose stack's place ``point`` lies on (within ``ON_STACK`` card heights), if any."""
-        d = np.linalg.norm(self.layout.centres - point, axis=1) / self.layout.pile_card_h
+        d = self._stack_distances(point)
         return int(np.argmin(d)) + 1 if float(d.min()) < ON_STACK else None
 
     def _carried_off(self, h: _Hand) -> bool:
@@ -1524,9 +1529,13 @@ class Watcher:
         q = self.layout.locate(point)
         if q is not None:
             return q
-        d = np.linalg.norm(self.layout.centres - np.asarray(point), axis=1) / self.layout.pile_card_h
+        d = self._stack_distances(point)
         k = int(np.argmin(d))
         return k + 1 if d[k] < 1.2 else None
+
+    def _stack_distances(self, point: np.ndarray) -> np.ndarray:
+        """Distance from ``point`` to each pile's centre, in that pile's card heights."""
+        return np.linalg.norm(self.layout.centres - np.asarray(point), axis=1) / self.layout.pile_card_h
 
     def _nearest_pile(self, point: np.ndarray) -> int:
         """The pile at ``point`` (:meth:`_pile_at`), else the one whose centre is nearest, however far."""
@@ -1727,8 +1736,8 @@ class Watcher:
         # was judged taken from 11, where play was, and put beneath 12: a WRONG_SOURCE_PILE and its return
         # missed). A card of that pile lying in its fan was put there unseen (2001's JD, below)
         lifted_here = lying is not None and lying[0] != expected and h.card is not None \
-            and h.card.home_pile != lying[0] and any(
-                pl == lying[0] and float(np.linalg.norm(c - s0.centre)) <= BACK_BY_FACE * self.h for pl, c in h.fd_points)
+            and h.card.home_pile != lying[0] and any(pl == lying[0] and float(np.linalg.norm(c - s0.centre))
+                                                     <= BACK_BY_FACE * self.h for pl, c in h.fd_points)
         if expected is not None and lying is not None and lying[1] == "under" and not s0.both and not lifted_here:
             # first seen lying out in a pile's fan, slid beneath it (its inner index covered): it was
             # turned over and put down unseen, and a card lifted there now is the next one (2001: a JD
@@ -1931,12 +1940,11 @@ class Watcher:
         seen after it, or where it was last seen), or where a card was last seen held face down, or its
         own pile when seen face down there and never at the one it came from."""
         last = h.last
-        stray = self._fd_last is not None and self._stray_back(self._fd_last[1], {q, h.source} - {None}, last.centre)
-        if self._fd_last is not None and self._fd_last[0] > last.frame and not stray:
+        fl = self._fd_last
+        if fl is not None and fl[0] > last.frame and not self._stray_back(fl[1], {q, h.source} - {None}, last.centre):
             # where it was last seen face down (coming to lie on a stack): the nearest stack
             # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
-            c = self._ground(self._fd_last[1], self._fd_last[2])
-            q = int(np.argmin(np.linalg.norm(self.layout.centres - c, axis=1) / self.layout.pile_card_h)) + 1
+            q = int(np.argmin(self._stack_distances(self._ground(fl[1], fl[2])))) + 1
         home = h.card.home_pile if h.card is not None else None
         if home is not None and home in after and h.source not in after:
             # seen face down at its own pile just after, never at the one it came from: carried there
