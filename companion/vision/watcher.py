@@ -87,6 +87,12 @@ UNREAD_BUSY_REACH = 0.2
 #: ones counting or not: on dev games at 1080p 9014 120 / 122 pairs followed, 9015 67 / 69, 2001 106
 #: both ways; they count because they explain 9015's unread ghosts of its JD).
 HAND_CLEAR = 0.6
+#: A table card read surely as itself within ``STILL_REREAD_REACH`` of its place, something moving by it, is
+#: still that card lying there when the hand card was seen at the last look at least this far (card heights)
+#: from it: the hand moves holding another card (9112 at 1080p, models: the 3C beneath 3, its place taken
+#: 0.33 card heights off where it lies, read there as the 4C was carried by 1.07 away, was taken for the next
+#: card, and the 4C and the JH after it judged taken from the wrong piles)
+HAND_CLEAR_OF_TABLE = 0.8
 #: How far (card heights) an unread detection may lie from a hand card seen lying still at its last two
 #: looks (off the pile it came from) and still be that card (more only when it was out of sight longer:
 #: ``HAND_SPEED``).
@@ -113,6 +119,19 @@ CARRIED_OFF = 0.8
 CARRIED_FAR = 2.0
 #: A face-down shape this close (card heights) to a stack's place is taken for that stack (its detector scatter).
 ON_STACK = 0.25
+#: A read hand card lying this many looks in a row, over at least STUCK_FRAMES frames, all within STUCK_SPREAD
+#: card heights of where it lies, within STUCK_REACH card heights of a stack and no bigger than STUCK_SIZE times
+#: a card lying there, at no lying place its quad fits, was put down at that stack (``Watcher._stuck_by``)
+STUCK_LOOKS = 10
+STUCK_FRAMES = 30
+STUCK_SPREAD = 0.12
+STUCK_REACH = 0.6
+STUCK_SIZE = 1.0
+#: A card lost from sight never announced, last read at this confidence within LOST_REACH card heights of a
+#: pile, at most LOST_FRAMES frames ago, may be the card missed beneath it (``Watcher._lost_at``)
+LOST_CONFIDENCE = 0.9
+LOST_REACH = 1.0
+LOST_FRAMES = 150
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: A back seen this close (card heights) to where a card's face first shows, just before, is that card lifted.
@@ -278,6 +297,11 @@ class _Sighting:
     height: float  # size: sqrt of the quad's area
     aspect: float = 0.0  # short side / long side of the quad (0: unknown)
     both: bool = False  # its indices were seen at both ends
+    leans: Card | None = None  # the card its look gave at least even odds (``LEANING``), read or not
+
+    def shows(self, card: Card | None) -> bool:
+        """Read as ``card``, or leaning to it."""
+        return card is not None and card in (self.card, self.leans)
 
 
 @dataclass
@@ -307,6 +331,7 @@ class _Hand:
     lying_since: float | None = None
     asked: bool = False
     fd_points: list = field(default_factory=list)  # (pile, centre) of face-down sightings before the face
+    fd_early: int = 0  # how many of fd_points were seen before the card before it was judged put down
     stack_seen: int = 0  # recognitions, while lying still, where the stack of its pile showed
     lying_reads: int = 0  # recognitions lying still at lying_at
     stack_hidden: int = 0  # ... where its pile's stack did not show though nothing moved over it
@@ -458,6 +483,8 @@ class Watcher:
         self.table = TableModel()
         self.hand: _Hand | None = None
         self.fd_recent: deque = deque(maxlen=12)  # (frame, pile, centre) of face-down cards seen off the stacks
+        self._lost: deque = deque(maxlen=4)  # hand cards lost from sight never announced (``_missed_card``)
+        self._fd_put: tuple[int, list] = (-1, [])  # the look a card was put down at, and the backs seen since it was read
         self.recognitions = 0
         self.frames = 0
         self._since_recognition = 10 ** 9
@@ -711,6 +738,13 @@ class Watcher:
         c, d = max(0, int(x - rx)), max(0, int(x + rx) + 1)
         return any(bool(mk[a:b, c:d].any()) for mk in self._mask_hist if mk.shape == m.shape)
 
+    def _hand_elsewhere(self, point: np.ndarray, ph: float) -> bool:
+        """The hand card was seen at the last look, at least ``HAND_CLEAR`` card heights from ``point``: the
+        motion there is the hand's, holding that card, not a table card lying at ``point`` being moved."""
+        h = self.hand
+        return h is not None and h.from_table is None and bool(h.sightings) and h.missing == 0 and \
+            float(np.linalg.norm(point - h.last.centre)) >= HAND_CLEAR_OF_TABLE * ph
+
     def _stack_still(self, pile: int) -> bool:
         """Nothing moved around the stack of ``pile`` in the last frame. (Two such looks with the stack
         hidden are asked for, ``stack_hidden >= 2``; asking two still frames of each look as well made a
@@ -804,14 +838,21 @@ class Watcher:
                     if i in explained or reads[i][0] not in (None, tc.card):
                         continue
                     d = tc.distance(centres[i]) / ph
-                    if d >= STILL_REREAD_REACH or self._moving_near(centres[i], 0.6 * ph):
+                    moving = self._moving_near(centres[i], 0.6 * ph)
+                    if d >= STILL_REREAD_REACH or moving and not (
+                            reads[i][0] == tc.card and self._hand_elsewhere(centres[i], ph)):
                         continue
                     if reads[i][0] is None and hand_at is not None and \
                             float(np.linalg.norm(centres[i] - hand_at)) < HAND_CLEAR * ph:
                         continue
-                    near.append((reads[i][0] is None, d, i))  # surely read first, then the nearest
+                    near.append((reads[i][0] is None, d, i, moving))  # surely read first, then the nearest
                 if near:
-                    best, scatter = min(near)[2], True
+                    _, _, best, moving = min(near)
+                    scatter = True
+                    if moving:
+                        # read surely there as a hand goes by holding another card: it is seen there too
+                        # (as by its other index), so an unsure look there later is that card as well
+                        tc.also_at = centres[best].copy()
             if best is not None:
                 if not scatter:  # (the far mode is not the scatter the tolerances widen to)
                     self.noise.card_sighting(tc.distance(centres[best]) / self._pile_h(tc.pile),
@@ -982,7 +1023,7 @@ class Watcher:
             # 12 frames later, was judged taken from 6)
             if o is not None and index - o.last.frame <= 30 and (
                     float(np.linalg.norm(centres[i] - o.last.centre)) < self._hand_reach(o.last.frame, index, 2.5)
-                    or (reads[i][0] is not None and any(x.card == reads[i][0] for x in o.sightings))):
+                    or (reads[i][0] is not None and any(x.shows(reads[i][0]) for x in o.sightings))):
                 h = self.hand = o  # the card lost from sight a moment ago, found again
                 h.missing = 0
                 if not h.announced and index - o.last.frame > 2 * self.params.moving_every:
@@ -995,8 +1036,15 @@ class Watcher:
                 self._passed_orphan = o if o is not None and index - o.last.frame <= 30 else None
                 # the face-down sightings just before its face showed (lifted, then turned over: well
                 # under 20 frames); older ones only when there are none (they may be another card's)
-                h.fd_points = [(pl, c) for f, pl, c in self.fd_recent if pl is not None and f >= index - 20] or \
-                    [(pl, c) for f, pl, c in self.fd_recent if pl is not None and f >= index - 45]
+                # (and when the card before was judged put down at this same look, the backs seen since that card
+                # was read: 9112 at 1080p, models: the 4C lifted at 2 as the 2D lay there, judged still only as
+                # the 4C showed, was judged taken from 4, where it was first read, and the JH after it from 2)
+                early = self._fd_put[1] if self._fd_put[0] == index else []
+                recent = early + list(self.fd_recent)
+                backs = [x for x in recent if x[1] is not None and x[0] >= index - 20] or \
+                    [x for x in recent if x[1] is not None and x[0] >= index - 45]
+                h.fd_points = [(pl, c) for _, pl, c in backs]
+                h.fd_early = sum(1 for x in backs if any(x is e for e in early))
             self._orphan = None
             out += self._track(h, index, t, reads[i], centres[i], float(heights[i]), view, seen_table, aspects[i],
                                rank_pp[i], suit_pp[i], bool(both[i]))
@@ -1141,6 +1189,25 @@ class Watcher:
             return h.last_pos
         return None
 
+    def _stuck_by(self, h: _Hand) -> int | None:
+        """The stack a read hand card (off the pile it came from) has lain by for its last ``STUCK_LOOKS`` readings, over
+        ``STUCK_FRAMES`` frames or more, within ``STUCK_SPREAD`` card heights of where it lies, no bigger than
+        a card lying there, within ``STUCK_REACH`` card heights of that stack; else None."""
+        if not h.announced or h.from_table is not None or h.card is None or not h.left_source or self._exchanging(h):
+            return None
+        run = [x for x in h.sightings if x.card == h.card][-STUCK_LOOKS:]
+        if len(run) < STUCK_LOOKS or run[-1] is not h.last or run[-1].frame - run[0].frame < STUCK_FRAMES:
+            return None
+        at = np.mean([x.centre for x in run], axis=0)
+        if any(float(np.linalg.norm(x.centre - at)) > STUCK_SPREAD * self.h for x in run):
+            return None
+        q = self._nearest_pile(at)
+        if float(np.linalg.norm(at - self.layout.centres[q - 1])) > STUCK_REACH * self._pile_h(q):
+            return None
+        if max(x.height for x in run) > self.eff.max_lying_scale * self.geometry.pile_size_at(q, at) * STUCK_SIZE:
+            return None
+        return q
+
     def _carried_fast(self, h: _Hand) -> bool:
         """Its last two looks (at most ``CARRY_LOOKS_APART`` frames apart) say it was being carried, at
         least ``CARRIED_PACE`` card heights a frame and further than two of the detector's steps at a
@@ -1183,8 +1250,8 @@ class Watcher:
         if index - o.last.frame > 30 or h.announced or h.from_table is not None:
             self._passed_orphan = None
             return
-        if card is None or not any(x.card == card for x in o.sightings):
-            return
+        if card is None or not any(x.shows(card) for x in o.sightings):
+            return  # (leaning to it counts: 9114 at 1080p, a 6C first seen over 11 leaning 0.85 to 6C)
         self._passed_orphan = None
         h.first_frame = o.first_frame
         h.sightings[:0] = o.sightings
@@ -1194,7 +1261,8 @@ class Watcher:
         h.looks += o.looks
         h.leant_ranks |= o.leant_ranks
         h.leant_suits |= o.leant_suits
-        h.fd_points = o.fd_points or h.fd_points
+        if o.fd_points:
+            h.fd_points, h.fd_early = o.fd_points, o.fd_early
 
     def _track(self, h: _Hand, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
                height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0,
@@ -1205,6 +1273,8 @@ class Watcher:
         card, conf = read
         h.missing = 0
         s = _Sighting(index, t, card, conf, centre, height, aspect, both)
+        if rank_p is not None and suit_p is not None and max(rank_p) >= LEANING and max(suit_p) >= LEANING:
+            s.leans = Card(Rank(int(np.argmax(rank_p)) + 1), Suit(SUIT_CODES[int(np.argmax(suit_p))]))
         self._adopt_orphan(h, index, card)
         moved = float(np.linalg.norm(s.centre - h.last.centre)) / self.h if h.sightings else math.inf
         if rank_p is not None and suit_p is not None:
@@ -1293,6 +1363,15 @@ class Watcher:
                     or self._side_by_place(pos[0], s.centre, h) is not None):
                 if not (self._exchanging(h) and h.lying_reads < 4 * p.side_wait):
                     out += self._try_place(h, index, t)
+        elif pos is None and h.lying_at is None and self.hand is h:
+            q = self._stuck_by(h)
+            if q is not None:
+                # read, and lying still by a stack a long while at no lying place the detector's quad fits:
+                # put down there, its quad misplaced (9119 at 1080p, models: a 4H slid well beneath 4, one
+                # corner showing, its quad 0.3 card heights across the fan, lay read for a hundred frames
+                # while the KD was turned there; the KD was judged taken from 8)
+                h.lying_at = (q, "near" if self._along(q, s.centre) < self.params.top_radius else "under")
+                out += self._place(h, index, t, "stuck")
         return out
 
     # -- helpers -----------------------------------------------------------------------------------
@@ -1699,6 +1778,8 @@ class Watcher:
                 centre = d.centres[i].astype(np.float64)
                 if self._beneath(p, centre):
                     found[card] = (centre, float(min(d.rank_confidence[i], d.suit_confidence[i])))
+        if not found:
+            found = self._lost_at(p, h, view, index)
         if len(found) != 1:
             return []  # none read there, or more than one: nothing to go on
         (card, (centre, conf)), = found.items()
@@ -1707,6 +1788,25 @@ class Watcher:
         return [Observation(index, t, ["turn", expected], None, "taken unseen"),
                 Observation(index, t, ["see", str(card)], round(conf, 3), "read where it lies"),
                 Observation(index, t, ["place", p, "under"], None, "put down unseen")]
+
+    def _lost_at(self, p: int, h: _Hand, view: GameView, index: int) -> dict[Card, tuple[np.ndarray, float]]:
+        """For ``_missed_card``, none read lying beneath pile ``p``: a card lost from sight there since play
+        was last known, read surely at its last reading, within ``LOST_REACH`` card heights of ``p``'s
+        stack, never announced, not face up: it went beneath ``p`` out of sight (9114 at 1080p, models: the
+        first card, a JD read once over 11, slid beneath 11 where only a sliver of it showed, was never seen
+        again, and the 6C taken from 11 next was judged taken out of turn). Where it was last read."""
+        found: dict[Card, tuple[np.ndarray, float]] = {}
+        since = self._last_put if self._last_put is not None else -1
+        for o in self._lost:
+            if o is h or not o.sightings or o.last.frame < since or index - o.last.frame > LOST_FRAMES:
+                continue
+            x = next((x for x in reversed(o.sightings) if x.card is not None), None)
+            if x is None or x.card == h.card or x.conf < LOST_CONFIDENCE or self._impossible(x.card, view) \
+                    or x.card in self._announced:
+                continue
+            if float(np.linalg.norm(x.centre - self.layout.centres[p - 1])) <= LOST_REACH * self._pile_h(p):
+                found[x.card] = (x.centre.copy(), x.conf)
+        return found
 
     def _beneath(self, q: int, point: np.ndarray) -> bool:
         """``point`` could be the centre of a card lying beneath pile ``q``: out along its fan (to one card
@@ -1764,7 +1864,10 @@ class Watcher:
             # from where play is (not the pile it lies at: that would judge its source by where it went)
             return expected
         s = next((x for x in sights if x.card == h.card), s0)
-        if s0 is not s and float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h:
+        if s0 is not s and (float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h or s0.shows(h.card)):
+            # (the first look, unsure but leaning to the card, was the card: 9114 at 1080p, models: a 6C
+            # first seen over 11 as it was turned there, leaning 0.85 to 6C, first read at 6, was judged
+            # taken from 6, then from 13 by the stacks' looks)
             s = s0
         g = self._ground(s.centre, s.height)
         q = self._pile_at(g)
@@ -1796,8 +1899,12 @@ class Watcher:
             return source, True
         lifted = _lifted(h)
         there, judged = (self._stack_change(k, since, lifted) for k in (expected, source))
-        backs_there = sum(pl == source for pl, _ in h.fd_points)
-        turned_there = backs_there >= 2 or (backs_there >= 1 and backs_there == len(h.fd_points)) \
+        # (backs seen before the last card was judged put down may be this card carried face down, already on
+        # its way while that one lay: 9116 at 1080p, models, a JS carried face down from 7 and turned over at
+        # 11, its own pile; they say nothing of where it was turned over)
+        late = h.fd_points[h.fd_early:]
+        backs_there = sum(pl == source for pl, _ in late)
+        turned_there = backs_there >= 2 or (backs_there >= 1 and backs_there == len(late)) \
             or self._turned_over_beside(h, source, expected)
         # a card lying out beneath its own stack is in that stack's look: its change says nothing of a card
         # taken there (9083 at 1080p: a 2S carried from 1, read only as it came to lie beneath 2, changed
@@ -1909,6 +2016,10 @@ class Watcher:
                 side = "top" if self._along(q, h.last.centre) < self.params.top_radius else "under"
         s = next((x for x in reversed(h.sightings) if x.card in (h.card, None)), h.last)
         self.hand = None
+        # a back seen since this card was read face up was not this card: were the next card to show in this
+        # same look, it was that card lifted (``_fd_put``)
+        read_at = next((x.frame for x in h.sightings if x.card is not None), None)
+        self._fd_put = (index, [x for x in self.fd_recent if read_at is not None and x[0] > read_at])
         self.fd_recent.clear()
         # where play goes on from here: the stacks' looks since it came to rest (it may be put down
         # only when the next card shows, after that card was taken)
@@ -2023,6 +2134,7 @@ class Watcher:
         if not h.announced:
             self.hand = None  # never read: set it aside (it may be found again)
             self._orphan = h
+            self._lost.append(h)
             return []
         if after or flipping:
             self.hand = None
