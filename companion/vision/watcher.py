@@ -132,6 +132,9 @@ STUCK_SIZE = 1.0
 LOST_CONFIDENCE = 0.9
 LOST_REACH = 1.0
 LOST_FRAMES = 150
+#: A shape come to rest this many frames at most after the last card put down at its pile may be that card
+#: (``Watcher._settled_table_card``)
+SETTLE_FRAMES = 45
 #: Looks in a row at its place that say a table card taken for picked up never left it.
 NEVER_LEFT_LOOKS = 4
 #: A back seen this close (card heights) to where a card's face first shows, just before, is that card lifted.
@@ -779,6 +782,8 @@ class Watcher:
         rank_pp, suit_pp = dets.rank_probabilities(), dets.suit_probabilities()
         if self.hand is not None and self._never_left(self.hand):
             self.hand = None  # the table card it took for picked up lies where it lay (see _never_left)
+        if self.hand is not None and self._settled_table_card(self.hand):
+            self.hand = None  # the card just put down there, come to rest (see _settled_table_card)
         self._learn_stack_sizes(dets, centres, heights, aspects)
         self._follow_view(dets, centres, reads)
         # 1. face-up detections explained by the table model
@@ -1238,6 +1243,29 @@ class Watcher:
             return False
         return not self._moving_near(recent[-1].centre, 0.6 * ph)
 
+    def _settled_table_card(self, h: _Hand) -> bool:
+        """A shape never read lying still at a pile for ``NEVER_LEFT_LOOKS`` looks, within a card height of
+        where the card last put down at that pile was put (at most ``SETTLE_FRAMES`` frames before the shape
+        came to rest), that card unseen since: it is that card, come to rest where it was still sliding when
+        judged put down. Its place moves there (9113 at 1080p, models: a 2H judged put beneath 2 as it slid in,
+        lying still 0.55 card heights from that place, unread, was taken for a card in the hand; the AS turned
+        at 2 next continued its trail and was judged taken from 3 and put beneath 2)."""
+        if h.announced or h.card is not None or h.from_table is not None or h.lying_at is None \
+                or h.still < NEVER_LEFT_LOOKS or any(x.card is not None for x in h.sightings[-NEVER_LEFT_LOOKS:]):
+            return False
+        q = h.lying_at[0]
+        put = [tc for tc in self.table.on_pile(q) if tc.last_seen == tc.since]
+        if not put:
+            return False
+        tc = max(put, key=lambda x: x.since)
+        if not (h.still_from - SETTLE_FRAMES <= tc.since <= h.still_from) or \
+                tc.distance(h.last.centre) > self._pile_h(q) or \
+                any(x.since > tc.since for x in self.table):
+            return False
+        tc.centre, tc.also_at, tc.index_at = h.last.centre.copy(), None, None
+        tc.missing = 0
+        return True
+
     def _adopt_orphan(self, h: _Hand, index: int, card: Card | None) -> None:
         """A new hand card first read surely as a card the hand card lost a moment ago was read as, is
         that card: it takes over the lost one's sightings (and so its source). Found again by place
@@ -1469,9 +1497,15 @@ class Watcher:
             return False
         if self._carried_off(h):
             return False
-        if self._on_source_stack(h, h.last_pos) and h.source in self._stacks_seen and not self._fd_now:
-            return True  # turned over on the stack it came from, gone since, and that stack's back shows again
         last = h.last
+        if self._on_source_stack(h, h.last_pos) and h.source in self._stacks_seen and not self._fd_now and (
+                h.lying_at is not None or h.missing >= self.eff.vanish_reads
+                or any(pl == h.source for _, pl in self._down_after(last))):
+            # turned over on the stack it came from, gone since, and that stack's back shows again; it lay still
+            # there, or was seen face down there since, or is gone as long as a card turned face down anywhere
+            # (a card carried off fast shows the stack again too: 9117 at 1080p, models, a 4S shown on 12's
+            # stack for three looks, never still, gone two, was judged put back there, then read again at 4)
+            return True
         g = self._ground(last.centre, last.height)
         here = {self._pile_at(last.centre), self._pile_at(g), h.source} - {None}
         if h.last_pos is not None and h.last_pos[1] == "under" and (
@@ -1778,7 +1812,8 @@ class Watcher:
                 centre = d.centres[i].astype(np.float64)
                 if self._beneath(p, centre):
                     found[card] = (centre, float(min(d.rank_confidence[i], d.suit_confidence[i])))
-        if not found:
+        lost = not found
+        if lost:
             found = self._lost_at(p, h, view, index)
         if len(found) != 1:
             return []  # none read there, or more than one: nothing to go on
@@ -1786,7 +1821,8 @@ class Watcher:
         self.table.put(TableCard(card, p, "under", centre, index, index))
         self._announced.add(card)
         return [Observation(index, t, ["turn", expected], None, "taken unseen"),
-                Observation(index, t, ["see", str(card)], round(conf, 3), "read where it lies"),
+                Observation(index, t, ["see", str(card)], round(conf, 3),
+                            "read as it went out of sight there" if lost else "read where it lies"),
                 Observation(index, t, ["place", p, "under"], None, "put down unseen")]
 
     def _lost_at(self, p: int, h: _Hand, view: GameView, index: int) -> dict[Card, tuple[np.ndarray, float]]:

@@ -1606,8 +1606,9 @@ def test_a_card_seen_as_a_back_leaving_its_stack_is_carried_not_put_back(first_o
     seen face down 1.2 and then 2.8 card heights on towards 12, a look apart, or once 1.8 on: it is being
     carried (seen as a back through the blur of a fast hand), not put back face down on 6 (9076 at 1080p with
     the zoom: a false "return", then the QH "turned" at 6 again; 9078's AH alike). Seen face down where it
-    was (0.1 card heights off), or with no shape seen at all, it was turned down there, as before (and one
-    back seen further than a hand carries a card is the next card lifted there: the test above)."""
+    was (0.1 card heights off), it was turned down there, as before (and one back seen further than a hand
+    carries a card is the next card lifted there: the test above). With no shape seen at all, only once it has
+    been gone as long as a card turned face down anywhere (four looks, not two: 9117's 4S, carried off fast)."""
     from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=6)
     view = GameView(expected_pile=6)
@@ -1621,6 +1622,9 @@ def test_a_card_seen_as_a_back_leaving_its_stack_is_carried_not_put_back(first_o
     if first_off is not None:
         for f, off in ((13, first_off), (16, first_off + 1.6))[:2 if twice else 1]:
             w.fd_recent.append((f, w._nearest_pile(h.last.centre + off * w.h * way), h.last.centre + off * w.h * way))
+    if first_off is None:
+        assert not w._turned_down_here(h)
+        h.missing = 4
     assert w._turned_down_here(h) == returned
     if not returned:
         assert w._vanished(h, 19, 19 / 30, view) == [] and w.hand is h
@@ -1896,3 +1900,51 @@ def test_backs_seen_before_the_last_card_was_judged_down_do_not_say_a_card_was_t
     back = w.layout.centres[10] + 0.1 * w.h * w.layout.outward[10]
     h.fd_points, h.fd_early = [(11, back), (11, back)], early
     assert w._source_by_stacks(11, h)[0] == want
+
+
+@pytest.mark.parametrize("lay_still, missing, backs, turned_down", [
+    (False, 2, 0, False), (True, 2, 0, True), (False, 2, 1, True), (False, 4, 0, True)])
+def test_a_card_shown_on_its_source_stack_and_gone_two_looks_was_not_yet_turned_down(lay_still, missing, backs,
+                                                                                     turned_down):
+    """A 4S turned at 12, where play is, shown on 12's stack, never lying still there, then gone for two looks
+    with 12's stack showing again: carried off fast, it may be seen again elsewhere (9117 at 1080p, models: it
+    was judged put back face down, then read again at 4). It was turned face down there when it had lain still
+    there, when its back was seen there since, or when gone as long as a card turned face down anywhere."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=12)
+    h = _Hand(first_frame=5)
+    card = Card.parse("4S")
+    h.sightings = [_sighting(w, 10, 12, 0.0, False, card)]
+    h.card, h.announced, h.source, h.missing = card, True, 12, missing
+    h.last_pos = (12, "top")
+    h.lying_at = (12, "top") if lay_still else None
+    w.hand = h
+    w._stacks_seen, w._fd_now = {12}, False
+    stack = w.layout.centres[11]
+    w.fd_recent.extend([(12 + k, 12, stack.copy()) for k in range(backs)])
+    assert w._turned_down_here(h) == turned_down
+
+
+@pytest.mark.parametrize("put_at, across, settled", [(100, 0.0, True), (100, 1.0, False), (40, 0.0, False)])
+def test_a_shape_come_to_rest_by_the_card_just_put_down_there_is_that_card(put_at, across, settled):
+    """The 2H was judged put beneath 2 at frame ``put_at`` as it slid in, its place taken ``across`` card
+    heights to the side of its fan; an unread shape then lies still beneath 2, 0.55 card heights further out,
+    for four looks from frame 105, the 2H unseen since. It is the 2H come to rest: the hand lets it go and the
+    2H's place moves there (9113 at 1080p, models: the AS turned at 2 next continued the shape's trail, judged
+    taken from 3 and put beneath 2). More than a card height off, or the 2H put down long before the shape
+    came to rest, it is not."""
+    from companion.vision.table_model import TableCard
+    w = _clock_watcher(expected=2)
+    view = GameView(expected_pile=2, face_up=frozenset({Card.parse("2H")}))
+    u = w.layout.outward[1]
+    side = np.array([-u[1], u[0]])
+    place = w.layout.centres[1] + 0.35 * w.h * u + across * w.h * side
+    w.table.put(TableCard(Card.parse("2H"), 2, "under", place.copy(), put_at, put_at))
+    shape = w.layout.centres[1] + 0.9 * w.h * u
+    _still_frames(w)
+    for k in range(6):
+        f = 105 + 3 * k
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, shape, None)]), view)
+    tc = w.table.cards[Card.parse("2H")]
+    assert (w.hand is None) is settled
+    assert (float(np.linalg.norm(tc.centre - shape)) < 0.01) is settled
