@@ -120,13 +120,12 @@ CARRIED_FAR = 2.0
 #: A face-down shape this close (card heights) to a stack's place is taken for that stack (its detector scatter).
 ON_STACK = 0.25
 #: A read hand card lying this many looks in a row, over at least STUCK_FRAMES frames, all within STUCK_SPREAD
-#: card heights of where it lies, within STUCK_REACH card heights of a stack and no bigger than STUCK_SIZE times
-#: a card lying there, at no lying place its quad fits, was put down at that stack (``Watcher._stuck_by``)
+#: card heights of where it lies, within STUCK_REACH card heights of a stack and no bigger than a card lying
+#: there, at no lying place its quad fits, was put down at that stack (``Watcher._stuck_by``)
 STUCK_LOOKS = 10
 STUCK_FRAMES = 30
 STUCK_SPREAD = 0.12
 STUCK_REACH = 0.6
-STUCK_SIZE = 1.0
 #: A card lost from sight never announced, last read at this confidence within LOST_REACH card heights of a
 #: pile, at most LOST_FRAMES frames ago, may be the card missed beneath it (``Watcher._lost_at``)
 LOST_CONFIDENCE = 0.9
@@ -742,7 +741,7 @@ class Watcher:
         return any(bool(mk[a:b, c:d].any()) for mk in self._mask_hist if mk.shape == m.shape)
 
     def _hand_elsewhere(self, point: np.ndarray, ph: float) -> bool:
-        """The hand card was seen at the last look, at least ``HAND_CLEAR`` card heights from ``point``: the
+        """The hand card was seen at the last look, at least ``HAND_CLEAR_OF_TABLE`` card heights from ``point``: the
         motion there is the hand's, holding that card, not a table card lying at ``point`` being moved."""
         h = self.hand
         return h is not None and h.from_table is None and bool(h.sightings) and h.missing == 0 and \
@@ -1195,9 +1194,9 @@ class Watcher:
         return None
 
     def _stuck_by(self, h: _Hand) -> int | None:
-        """The stack a read hand card (off the pile it came from) has lain by for its last ``STUCK_LOOKS`` readings, over
-        ``STUCK_FRAMES`` frames or more, within ``STUCK_SPREAD`` card heights of where it lies, no bigger than
-        a card lying there, within ``STUCK_REACH`` card heights of that stack; else None."""
+        """The stack a read hand card (off the pile it came from) has lain by for its last ``STUCK_LOOKS``
+        readings, over ``STUCK_FRAMES`` frames or more, within ``STUCK_SPREAD`` card heights of where it lies,
+        no bigger than a card lying there, within ``STUCK_REACH`` card heights of that stack; else None."""
         if not h.announced or h.from_table is not None or h.card is None or not h.left_source or self._exchanging(h):
             return None
         run = [x for x in h.sightings if x.card == h.card][-STUCK_LOOKS:]
@@ -1207,9 +1206,9 @@ class Watcher:
         if any(float(np.linalg.norm(x.centre - at)) > STUCK_SPREAD * self.h for x in run):
             return None
         q = self._nearest_pile(at)
-        if float(np.linalg.norm(at - self.layout.centres[q - 1])) > STUCK_REACH * self._pile_h(q):
+        if self._stack_distances(at)[q - 1] > STUCK_REACH:
             return None
-        if max(x.height for x in run) > self.eff.max_lying_scale * self.geometry.pile_size_at(q, at) * STUCK_SIZE:
+        if max(x.height for x in run) > self.eff.max_lying_scale * self.geometry.pile_size_at(q, at):
             return None
         return q
 
@@ -1254,13 +1253,10 @@ class Watcher:
                 or h.still < NEVER_LEFT_LOOKS or any(x.card is not None for x in h.sightings[-NEVER_LEFT_LOOKS:]):
             return False
         q = h.lying_at[0]
-        put = [tc for tc in self.table.on_pile(q) if tc.last_seen == tc.since]
-        if not put:
-            return False
-        tc = max(put, key=lambda x: x.since)
-        if not (h.still_from - SETTLE_FRAMES <= tc.since <= h.still_from) or \
-                tc.distance(h.last.centre) > self._pile_h(q) or \
-                any(x.since > tc.since for x in self.table):
+        latest = max((x.since for x in self.table), default=None)  # the last card put down, anywhere: at q, unseen
+        tc = next((x for x in self.table if x.since == latest and x.pile == q and x.last_seen == x.since), None)
+        if tc is None or not (h.still_from - SETTLE_FRAMES <= tc.since <= h.still_from) or \
+                tc.distance(h.last.centre) > self._pile_h(q):
             return False
         tc.centre, tc.also_at, tc.index_at = h.last.centre.copy(), None, None
         tc.missing = 0
@@ -1840,7 +1836,7 @@ class Watcher:
             if x is None or x.card == h.card or x.conf < LOST_CONFIDENCE or self._impossible(x.card, view) \
                     or x.card in self._announced:
                 continue
-            if float(np.linalg.norm(x.centre - self.layout.centres[p - 1])) <= LOST_REACH * self._pile_h(p):
+            if self._stack_distances(x.centre)[p - 1] <= LOST_REACH:
                 found[x.card] = (x.centre.copy(), x.conf)
         return found
 
