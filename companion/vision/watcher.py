@@ -1004,6 +1004,12 @@ class Watcher:
             # phantom (a striped cloth), not a card in a hand: it starts no hand (9015: one beside pile
             # 9 started the trail of the centre's first card, which was then judged taken from 9)
             others = [i for i in others if not self._phantom(index, t, reads[i], centres[i], float(heights[i]))]
+        if others and self.hand is not None and self._shown_at_source(self.hand) and all(
+                reads[i][0] is None and float(np.linalg.norm(centres[i] - self.hand.last.centre)) < self.h
+                for i in others):
+            # the card shown at the pile it came from, turning over there, seen as two shapes: not a new card
+            # (9123's AS, seen unread beside a second shape 0.4 card heights off, was judged put down)
+            others = []
         if others and (self.hand is None or self._put_down_at(self.hand) is not None):
             # a new card in the hand; a hand card lying at a pile is put down
             if self.hand is not None and self._exchanging(self.hand):
@@ -1305,8 +1311,10 @@ class Watcher:
             h.rank_ev += np.log(np.maximum(np.asarray(rank_p, np.float64), p.fuse_floor))
             h.suit_ev += np.log(np.maximum(np.asarray(suit_p, np.float64), p.fuse_floor))
             h.looks += 1
-            h.leant_ranks.update(np.nonzero(np.asarray(rank_p) >= LEANING)[0].tolist())
-            h.leant_suits.update(np.nonzero(np.asarray(suit_p) >= LEANING)[0].tolist())
+            if card is None:
+                # (a look read surely as a card leans to that card alone: see ``_fused``)
+                h.leant_ranks.update(np.nonzero(np.asarray(rank_p) >= LEANING)[0].tolist())
+                h.leant_suits.update(np.nonzero(np.asarray(suit_p) >= LEANING)[0].tolist())
         h.sightings.append(s)
         h.reads.append(card)
         self._believe(h, view, seen_table)
@@ -1336,12 +1344,12 @@ class Watcher:
         crept = h.still_at is not None and float(np.linalg.norm(s.centre - h.still_at)) / self.h >= p.still_tolerance
         stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and \
             (h.lying_at is None or h.lying_at[0] == pos[0])
-        if h.lying_at is not None and not stays and h.from_table is None and h.lying_at[1] == "top" \
+        if h.lying_at is not None and not stays and h.from_table is None \
                 and h.lying_at[0] == h.source and not left_before and h.lying_reads < p.side_wait \
-                and not self._home_is(h, h.source):
-            # shown a moment on top of the stack it was just turned over at, then carried off: it was
-            # never put down there (9037's 7S, 9014's 9C, 9038's TH at 1080p: "put on top" of the pile
-            # they came from, flagged, then moved to where they went). (A card of that pile's own rank
+                and not self._home_is(h, h.source) and (h.lying_at[1] == "top" or self._lifted_at_source(h)):
+            # shown a moment on top of the stack it was just turned over at (or out in its fan), then carried
+            # off: it was never put down there (9037's 7S, 9014's 9C, 9038's TH at 1080p: "put on top" of the
+            # pile they came from, flagged, then moved to where they went). (A card of that pile's own rank
             # may truly be put on top of it, a mistake to flag at once: as before.)
             h.lying_at = None
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
@@ -1379,9 +1387,12 @@ class Watcher:
                 h.lying_reads += 1  # side_wait counts regular looks
             # beneath, far out, or close to the stack while the stack shows: put down now; close to the
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
-            # (on top of the stack it was just turned over at, only once it has lain there side_wait looks:
-            # the card itself hides that stack while it is shown there; a card of that pile's rank at once)
-            shown = at_source and pos[1] == "top" and not self._home_is(h, pos[0])
+            # (at the stack it was just turned over at, only once it has lain there side_wait looks: the card
+            # itself hides that stack while it is shown there; a card of that pile's rank at once. Out in that
+            # stack's fan too: a card turned out of turn is shown there, then turned face down and put back;
+            # 9123 at 1080p, models: an AS turned at 8, held 0.4 s half a card height out in 8's fan, was
+            # judged put beneath 8 after three looks, a false WRONG_TARGET_PILE and the return missed)
+            shown = at_source and not self._home_is(h, pos[0]) and (pos[1] == "top" or self._lifted_at_source(h))
             if h.lying_reads >= p.side_wait or not shown and (
                     pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2
                     or self._side_by_place(pos[0], s.centre, h) is not None):
@@ -1489,7 +1500,7 @@ class Watcher:
         # out of turn, to be put back: 9091 at 1080p, models: a TS turned at 11, held over 11's stack for
         # six looks, then seen face down there twice and the stack again, was judged put on top of 11)
         if not h.announced or h.from_table is not None or h.missing < 2 or (
-                h.lying_at is not None and not self._on_source_stack(h, h.lying_at)):
+                h.lying_at is not None and not self._shown_at_source(h)):
             return False
         if self._carried_off(h):
             return False
@@ -1520,6 +1531,20 @@ class Watcher:
         # over there and put back at once)
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
+
+    def _shown_at_source(self, h: _Hand) -> bool:
+        """The hand card (read, not its own pile's) lies at the pile it was just taken from, on its stack or
+        (its back seen there as it was lifted) out in its fan, never carried off, fewer than ``side_wait``
+        looks yet: shown there (turned over out of turn, to be put back), not yet put down."""
+        return h.lying_at is not None and h.from_table is None and h.lying_at[0] == h.source \
+            and not h.left_source and h.lying_reads < self.params.side_wait and h.card is not None \
+            and not self._home_is(h, h.source) and (h.lying_at[1] == "top" or self._lifted_at_source(h))
+
+    @staticmethod
+    def _lifted_at_source(h: _Hand) -> bool:
+        """Its back was seen at the pile it was taken from before its face showed: it was turned over there
+        (not first seen already lying out in that pile's fan, its source then where play was)."""
+        return h.source is not None and any(pl == h.source for pl, _ in h.fd_points)
 
     @staticmethod
     def _on_source_stack(h: _Hand, pos: tuple[int, str] | None) -> bool:
@@ -1727,7 +1752,7 @@ class Watcher:
     def _fused(self, h: _Hand) -> tuple[Card | None, float]:
         """The card the hand card's looks name together (each look's probabilities multiplied, none below
         ``fuse_floor``), with how sure, when at least two looks make it ``fused_confidence`` sure and
-        some look gave its rank, and some look its suit, at least ``LEANING``."""
+        some look gave its rank, and some look its suit, at least ``LEANING`` (or some look read it surely)."""
         if h.looks < 2 or self.params.fused_confidence >= 1.0:
             return None, 0.0
         pr = np.exp(h.rank_ev - h.rank_ev.max())
@@ -1736,12 +1761,16 @@ class Watcher:
         conf = float(pr[r] / pr.sum() * (ps[s] / ps.sum()))
         if conf < self.params.fused_confidence:
             return None, 0.0
-        if r not in h.leant_ranks or s not in h.leant_suits:
+        named = Card(Rank(r + 1), Suit(SUIT_CODES[s]))
+        if (r not in h.leant_ranks or s not in h.leant_suits) and named not in h.reads:
             # many looks that each say little add up to a sure answer no look gave (2001: 13 looks at
             # a JD, the J read at 0.24-0.25, added up to JS at 0.988): some look must have given the
-            # rank even odds, and some look the suit
+            # rank even odds, and some look the suit. A look read surely as a card leans to that card alone:
+            # its rank does not lend itself to another suit (9126 at 1080p, models: the 2H just put beneath 2,
+            # read surely as the 8S was lifted over it, began the 8S's trail; its 2 and a few blurred looks
+            # leaning to clubs named the 8S 2C)
             return None, 0.0
-        return Card(Rank(r + 1), Suit(SUIT_CODES[s])), conf
+        return named, conf
 
     def _announce(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation]:
         if h.card is None or h.announced or h.from_table is not None:

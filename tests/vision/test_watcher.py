@@ -1948,3 +1948,77 @@ def test_a_shape_come_to_rest_by_the_card_just_put_down_there_is_that_card(put_a
     tc = w.table.cards[Card.parse("2H")]
     assert (w.hand is None) is settled
     assert (float(np.linalg.norm(tc.centre - shape)) < 0.01) is settled
+
+
+@pytest.mark.parametrize("then, want", [
+    ("turned down", [["turn", 8], ["see", "AS"], ["return", 8]]),
+    ("carried off", [["turn", 8], ["see", "AS"]]),
+    ("stays", [["turn", 8], ["see", "AS"], ["place", 8, "under"]])])
+def test_a_card_shown_out_in_the_fan_of_the_pile_it_came_from_is_not_put_down_there_until_it_stays(then, want):
+    """An AS lifted face down at 8 (its back seen there) is held still half a card height out in 8's fan for
+    nine looks as it is shown, then,
+    turning over, seen unread there with a second unread shape 0.4 card heights off, then gone with backs
+    seen at 8: it was put back face down on 8 (9123 at 1080p, models: an AS turned at 8 out of turn, held
+    there 0.4 s, was judged put beneath 8 after three looks, a false WRONG_TARGET_PILE, the return missed).
+    Carried off from there, it never lay there. No card is put beneath the pile it was just taken from out
+    of turn unless it stays: one lying there ``side_wait`` looks is put down there. (A card first seen
+    already lying there, nothing seen of where it came from, is put down at once: see
+    ``test_an_unread_shape_found_again_after_a_while_must_lie_still_again``.)"""
+    w = _clock_watcher(expected=8)
+    view = GameView(expected_pile=8)
+    card = Card.parse("AS")
+    u = w.layout.outward[7]
+    at = w.layout.centres[7] + 0.5 * w.h * u
+    _still_frames(w)
+    w.fd_recent.append((0, 8, w.layout.centres[7] + 0.2 * w.h * u))
+    events = []
+    for f in range(1, 10):
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)]
+    assert events == want[:2]
+    if then == "turned down":
+        turning = at + 0.4 * w.h * np.array([-u[1], u[0]])
+        rows = [_one_up(w, at, None), _one_up(w, turning, None)]
+        events += [o.event for o in w._observe(10, 10 / 30, Detections.from_rows(rows), view)]
+        for f in range(11, 20):
+            if f in (13, 16):
+                w.fd_recent.append((f, 8, at.copy()))
+            events += [o.event for o in w._observe(f, f / 30, Detections.empty(), view)]
+    elif then == "carried off":
+        towards_1 = (w.layout.centres[0] - at) / np.linalg.norm(w.layout.centres[0] - at)
+        for k, f in enumerate(range(10, 13)):
+            c = at + 0.4 * (k + 1) * w.h * towards_1
+            events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, c, card)]), view)]
+        assert w.hand is not None and w.hand.card == card and w.hand.from_table is None
+    else:
+        for f in range(10, 20):
+            events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)]
+    assert events == want
+
+
+@pytest.mark.parametrize("first_sure, named", [(True, None), (False, "2C")])
+def test_a_look_read_surely_as_a_card_lends_its_rank_to_no_other_card(first_sure, named):
+    """The 2H lies face up beneath 2. A hand card's first look is read surely as 2H (the hand passing over
+    it), then three blurred looks lean to a 2 a little and to clubs much: added up with the 2H's rank they
+    would name the hand card 2C (9126 at 1080p, models: the 8S lifted at 2 over the 2H just put there was
+    announced as 2C). A sure reading leans to its own card alone, and no look leaned to a 2 of another
+    suit: no card is named. An unsure first look, leaning to 2H, lends its 2 as before."""
+    from companion.vision.table_model import TableCard
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=2)
+    two_h = Card.parse("2H")
+    view = GameView(expected_pile=2, face_up=frozenset({two_h}))
+    w.table.put(TableCard(two_h, 2, "under", w.layout.centres[1] + 0.35 * w.h * w.layout.outward[1], 5, 5))
+    h = w.hand = _Hand(first_frame=10)
+    rank_sure, suit_sure = np.full(13, 0.02 / 12), np.full(4, 0.02 / 3)
+    rank_sure[1], suit_sure[2] = 0.98, 0.98
+    rank_lean, suit_lean = np.full(13, 0.4 / 12), np.full(4, 0.4 / 3)
+    rank_lean[1], suit_lean[2] = 0.6, 0.6
+    rank_blur, suit_blur = np.full(13, 0.7 / 12), np.array([0.9, 0.04, 0.02, 0.04])
+    rank_blur[1] = 0.3
+    at = w.layout.centres[1] + 1.5 * w.h * w.layout.outward[1]
+    first = ((two_h, 0.98), rank_sure, suit_sure) if first_sure else ((None, 0.6), rank_lean, suit_lean)
+    looks = [first] + [((None, 0.2), rank_blur, suit_blur)] * 3
+    for k, (read, rank_p, suit_p) in enumerate(looks):
+        c = at + 0.5 * k * w.h * np.array([1.0, 0.0])
+        w._track(h, 10 + 3 * k, (10 + 3 * k) / 30, read, c, 100.0, view, set(), 0.714, rank_p, suit_p)
+    assert h.card == (None if named is None else Card.parse(named))
