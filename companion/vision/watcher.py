@@ -1004,8 +1004,9 @@ class Watcher:
             # phantom (a striped cloth), not a card in a hand: it starts no hand (9015: one beside pile
             # 9 started the trail of the centre's first card, which was then judged taken from 9)
             others = [i for i in others if not self._phantom(index, t, reads[i], centres[i], float(heights[i]))]
-        if others and self.hand is not None and self._shown_at_source(self.hand) and all(
-                reads[i][0] is None and float(np.linalg.norm(centres[i] - self.hand.last.centre)) < self.h
+        hd = self.hand
+        if others and hd is not None and hd.card is not None and self._shown_at_source(hd) and all(
+                reads[i][0] is None and float(np.linalg.norm(centres[i] - hd.last.centre)) < self.h
                 for i in others):
             # the card shown at the pile it came from, turning over there, seen as two shapes: not a new card
             # (9123's AS, seen unread beside a second shape 0.4 card heights off, was judged put down)
@@ -1344,9 +1345,7 @@ class Watcher:
         crept = h.still_at is not None and float(np.linalg.norm(s.centre - h.still_at)) / self.h >= p.still_tolerance
         stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and \
             (h.lying_at is None or h.lying_at[0] == pos[0])
-        if h.lying_at is not None and not stays and h.from_table is None \
-                and h.lying_at[0] == h.source and not left_before and h.lying_reads < p.side_wait \
-                and not self._home_is(h, h.source) and (h.lying_at[1] == "top" or self._lifted_at_source(h)):
+        if not stays and self._shown_at_source(h, left_before):
             # shown a moment on top of the stack it was just turned over at (or out in its fan), then carried
             # off: it was never put down there (9037's 7S, 9014's 9C, 9038's TH at 1080p: "put on top" of the
             # pile they came from, flagged, then moved to where they went). (A card of that pile's own rank
@@ -1532,13 +1531,15 @@ class Watcher:
         need = 1 if h.source is not None and self._pile_at(last.centre) == h.source else 2
         return len(after) >= need and not self._fd_now  # and it has come to lie (on a stack)
 
-    def _shown_at_source(self, h: _Hand) -> bool:
-        """The hand card (read, not its own pile's) lies at the pile it was just taken from, on its stack or
-        (its back seen there as it was lifted) out in its fan, never carried off, fewer than ``side_wait``
-        looks yet: shown there (turned over out of turn, to be put back), not yet put down."""
-        return h.lying_at is not None and h.from_table is None and h.lying_at[0] == h.source \
-            and not h.left_source and h.lying_reads < self.params.side_wait and h.card is not None \
-            and not self._home_is(h, h.source) and (h.lying_at[1] == "top" or self._lifted_at_source(h))
+    def _shown_at_source(self, h: _Hand, left_source: bool | None = None) -> bool:
+        """The hand card (not its own pile's) lies at the pile it was just taken from, on its stack or (its
+        back seen there as it was lifted) out in its fan, never carried off (``left_source``: as it was
+        before the look being followed; default ``h.left_source``), fewer than ``side_wait`` looks yet: shown
+        there (turned over out of turn, to be put back), not yet put down."""
+        left = h.left_source if left_source is None else left_source
+        return h.lying_at is not None and h.from_table is None and h.lying_at[0] == h.source and not left \
+            and h.lying_reads < self.eff.side_wait and not self._home_is(h, h.source) \
+            and (h.lying_at[1] == "top" or self._lifted_at_source(h))
 
     @staticmethod
     def _lifted_at_source(h: _Hand) -> bool:
