@@ -93,6 +93,17 @@ HAND_CLEAR = 0.6
 #: 0.33 card heights off where it lies, read there as the 4C was carried by 1.07 away, was taken for the next
 #: card, and the 4C and the JH after it judged taken from the wrong piles)
 HAND_CLEAR_OF_TABLE = 0.8
+#: card heights from where the hand card came to rest within which motion after it did is a hand letting go
+LET_GO_REACH = 1.0
+#: seconds a card may rest on a stack with nothing stirring near it and still be in the hand (a pause on the
+#: way: the simulator's last 1.2-2.5 s)
+HELD_STILL_S = 3.0
+#: ... only where it lies this far inward of a stack's centre, card heights (cards put on top lie square on
+#: it; 0.17 inward at most in sixteen games at 1080p, models; a pause on the way, 0.21-0.29 in five of seven)
+HELD_INWARD = 0.2
+#: card heights: looks of the hand card this close to where it came to rest are the detector's scatter about
+#: a card at rest, not a move (9128 at 1080p, models: a 4D held still by 4 seen 0.1-0.2 apart look to look)
+REST_SPREAD = 0.35
 #: How far (card heights) an unread detection may lie from a hand card seen lying still at its last two
 #: looks (off the pile it came from) and still be that card (more only when it was out of sight longer:
 #: ``HAND_SPEED``).
@@ -339,6 +350,11 @@ class _Hand:
     stack_hidden: int = 0  # ... where its pile's stack did not show though nothing moved over it
     left_source: bool = False  # carried away from the pile it was taken from
     idle: int = 0  # sightings in a row without moving (lying or not)
+    rest_from: int = -1  # the look it came to rest at rest_at (every look since within REST_SPREAD of it)
+    rest_at: np.ndarray | None = None
+    rest_t: float = 0.0  # ... and its time
+    rest_alongs: list = field(default_factory=list)  # (pile, along) of its looks since that lay on top of a stack
+    stirred: bool = False  # something moved near it after it came to rest: a hand letting go of it
 
     @property
     def last(self) -> _Sighting:
@@ -567,6 +583,7 @@ class Watcher:
         settled = self.gate.update(frame.image)
         p = self.params
         self._pile_motion_update(frame.image)
+        self._note_stirred(frame.index)
         self.stack_looks.update(frame.image, frame.index)
         if self._last_put is None:
             self._last_put = frame.index
@@ -732,13 +749,41 @@ class Watcher:
         if not self._mask_hist:
             return True  # no motion measured yet: cannot tell
         m = self._mask_hist[-1]
+        return any(self._mask_near(mk, point, radius) for mk in self._mask_hist if mk.shape == m.shape)
+
+    def _mask_near(self, m: np.ndarray, point: np.ndarray, radius: float) -> bool:
+        """The changed-pixel mask ``m`` has a changed pixel within ``radius`` pixels of ``point``."""
         sy = m.shape[0] / self._image_shape[0]
         sx = m.shape[1] / self._image_shape[1]
         x, y = float(point[0]) * sx, float(point[1]) * sy
         rx, ry = radius * sx + 1, radius * sy + 1
         a, b = max(0, int(y - ry)), max(0, int(y + ry) + 1)
         c, d = max(0, int(x - rx)), max(0, int(x + rx) + 1)
-        return any(bool(mk[a:b, c:d].any()) for mk in self._mask_hist if mk.shape == m.shape)
+        return bool(m[a:b, c:d].any())
+
+    def _still_held(self, h: _Hand, pos: tuple[int, str], t: float) -> bool:
+        """The hand card came to rest over a stack, ``HELD_INWARD`` card heights or more inward of its centre
+        (where no card put on top lies: those lie square on it), and nothing has stirred near it since, for
+        less than ``HELD_STILL_S``: it is still held there, not put down (a hand lets go of a card it puts
+        down and moves away, while the card stays). A hand pausing with a card on its way (9130 at 1080p,
+        models: the first card, a 6S, held 2 s 0.27 card heights inward of the stack of 6 on its way from the
+        centre, was judged put on top of 6, a false WRONG_SIDE; six such pauses judged put down in eight
+        fresh games, five of them that far inward). Only on top: a card slid out beneath a stack is judged
+        as it comes to rest, before the hand lets go."""
+        if pos[1] != "top" or h.stirred or not self._mask_hist:
+            return False  # (no motion measured: cannot tell)
+        alongs = [a for q, a in h.rest_alongs if q == pos[0]]
+        # where it came to rest (its first looks there): the detector's quad of a card held in a hand drifts
+        return bool(alongs) and float(np.median(alongs[:3])) < -HELD_INWARD and t - h.rest_t < HELD_STILL_S
+
+    def _note_stirred(self, index: int) -> None:
+        """Mark the hand card stirred when something moves within ``LET_GO_REACH`` card heights of where it
+        came to rest, in a frame after it did (see ``_Hand.stirred``)."""
+        h = self.hand
+        m = self.gate.mask
+        if h is None or h.stirred or h.rest_at is None or index <= h.rest_from or m is None or not self._mask_hist:
+            return
+        h.stirred = self._mask_near(m, h.rest_at, LET_GO_REACH * self.h)
 
     def _hand_elsewhere(self, point: np.ndarray, ph: float) -> bool:
         """The hand card was seen at the last look, at least ``HAND_CLEAR_OF_TABLE`` card heights from ``point``: the
@@ -1365,6 +1410,10 @@ class Watcher:
             h.still += 1
         else:
             h.restart_still(index, s.centre.copy() if pos is not None else None)
+        if h.rest_at is None or float(np.linalg.norm(s.centre - h.rest_at)) > REST_SPREAD * self.h:
+            h.rest_from, h.rest_at, h.rest_t, h.rest_alongs, h.stirred = index, s.centre.copy(), t, [], False
+        if pos is not None and pos[1] == "top":
+            h.rest_alongs.append((pos[0], self._along(pos[0], s.centre)))
         if pos is not None and pos[0] in self._stacks_seen:
             h.stack_seen += 1
         elif pos is not None and self._stack_still(pos[0]):
@@ -1377,7 +1426,8 @@ class Watcher:
         at_source = pos is not None and pos[0] == h.source and not h.left_source and (
             pos[1] == "top" or not self._home_is(h, pos[0]))
         wait = 2 * p.moving_every if at_source else p.moving_every
-        if h.still >= p.still_reads + at_source and index - h.still_from >= wait and pos is not None and not lifted:
+        if h.still >= p.still_reads + at_source and index - h.still_from >= wait and pos is not None and not lifted \
+                and not self._still_held(h, pos, t):
             if h.lying_at is None:
                 h.lying_at = pos
                 h.lying_since = t

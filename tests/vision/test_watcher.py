@@ -2022,3 +2022,37 @@ def test_a_look_read_surely_as_a_card_lends_its_rank_to_no_other_card(first_sure
         c = at + 0.5 * k * w.h * np.array([1.0, 0.0])
         w._track(h, 10 + 3 * k, (10 + 3 * k) / 30, read, c, 100.0, view, set(), 0.714, rank_p, suit_p)
     assert h.card == (None if named is None else Card.parse(named))
+
+
+@pytest.mark.parametrize("then", ["nothing", "stirs"])
+def test_a_card_come_to_rest_inward_of_a_stack_with_nothing_stirring_is_still_held(then):
+    """A 6S read at the centre, carried off and come to rest 0.25 card heights inward of pile 9's stack,
+    with nothing moving anywhere: a hand pausing on its way holds it there (9130 at 1080p, models: the 6S
+    held 2 s by the stack of 6 on its way, judged put on top of 6, a false WRONG_SIDE). Not put down for as
+    long as nothing stirs by it; something moving by it after it came to rest (the hand letting go) and it
+    is put there at the next look."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    six = Card.parse("6S")
+    centre = w.layout.centres[12]
+    rest = w.layout.centres[8] - 0.25 * w.h * w.layout.outward[8]
+    out = []
+    for f, at in ((1, centre), (2, centre), (3, (centre + rest) / 2)):
+        _hand_moves_over(w, at)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, six)]), view)
+    assert w.hand is not None and w.hand.card == six and w.hand.source == 13
+    f = 4
+    for _ in range(8):  # 0.8 s still by the stack, its stack hidden, nothing moving
+        _still_frames(w, 1)
+        w._note_stirred(f)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+        f += 3
+    assert not any(o.event[0] == "place" for o in out)
+    if then == "nothing":
+        return
+    _hand_moves_over(w, rest + np.array([0.0, 0.6 * w.h]))
+    w._note_stirred(f)
+    f += 1
+    _still_frames(w, 1)
+    out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+    assert [o.event for o in out if o.event[0] == "place"] == [["place", 9, "top"]]
