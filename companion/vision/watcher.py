@@ -99,7 +99,8 @@ LET_GO_REACH = 1.0
 #: way: the simulator's last 1.2-2.5 s)
 HELD_STILL_S = 3.0
 #: ... only where it lies this far inward of a stack's centre, card heights (cards put on top lie square on
-#: it; 0.17 inward at most in sixteen games at 1080p, models; a pause on the way, 0.21-0.29 in five of seven)
+#: it: the 21 in 26 games at 1080p, models, 0.17 inward at most; pauses on the way judged on top, 0.21-0.29
+#: inward in five of seven)
 HELD_INWARD = 0.2
 #: card heights: looks of the hand card this close to where it came to rest are the detector's scatter about
 #: a card at rest, not a move (9128 at 1080p, models: a 4D held still by 4 seen 0.1-0.2 apart look to look)
