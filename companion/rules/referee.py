@@ -156,7 +156,12 @@ class _State:
 
     @property
     def face_down(self) -> int:
-        return max(0, sum(self.down.values()) - self.uncharged)
+        # a card held face up is not face down: where the events miss or invent a take (a tracker's
+        # phantom turn, a return it did not see), a pile can count a card that is known face up. The
+        # cards held face up bound the count (9137 at 1080p, models: all 52 cards seen face up, pile 8
+        # still counting one, and the game was declared lost "with 52 cards face up")
+        known = len(self.where) + (1 if self.hand is not None and self.hand.card is not None else 0)
+        return max(0, min(sum(self.down.values()) - self.uncharged, 52 - known))
 
 
 class Referee:

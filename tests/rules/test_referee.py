@@ -220,3 +220,24 @@ def test_hand_source_while_taking_a_card_back_is_the_pile_it_came_off():
     ref = Referee()
     codes(ref, WRONG_RETURN + [["turn", 5]])
     assert ref.hand_source == 5 and "put it back face down on 2 o'clock" in ref.verdicts[-1].message
+
+
+def test_cards_held_face_up_bound_the_face_down_count():
+    """A tracker's stream that invents a take (a phantom turn) and misses a return can leave a pile
+    counting a card that the referee holds face up. Seen face up, all 52 are face up: the game is won,
+    never "lost with 52 cards face up" (a real stream: rendered game 9137 at 1920x1080 followed with the
+    models, thirty-sixth session)."""
+    import json
+    from pathlib import Path
+
+    rows = [json.loads(ln) for ln in
+            (Path(__file__).parent.parent / "data" / "streams" / "tracked_9137_models_1080p.jsonl").open()]
+    ref = Referee()
+    for row in rows[:-1]:
+        assert ref.observe(row["event"]).code == row["verdict"]  # the stream as the tracker judged it
+    assert rows[-1]["event"] == ["declare", "loss"]
+    assert sum(ref.face_down_counts.values()) == 1  # the miscount: one pile still counts a card
+    assert ref.face_down_count == 0 and ref.face_up_count == 52
+    assert ref.outcome() == {"won": True, "face_up": 52, "last_card": "KD"}
+    verdict = ref.observe(rows[-1]["event"])
+    assert verdict.code == OK and "You won" in verdict.message
