@@ -533,6 +533,7 @@ class Watcher:
         self._seeking: bool = False  # ... while a card played unseen before it is looked for
         self._announced: set[Card] = set()  # every card reported read (put back face down or not)
         self._phantoms: list[np.ndarray] = []  # where an unread shape that never moved was taken for a hand card
+        self._left_unread: list[np.ndarray] = []  # where an unread card asked for was left as play went on
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -945,6 +946,7 @@ class Watcher:
         h = self.hand
         spent = self._spent_ranks(view, h)
         cand = [i for i in up if i not in explained and not self._at_phantom(reads[i], centres[i])
+                and not self._at_left_unread(reads[i], centres[i])
                 and not (reads[i][0] is None and int(dets.rank[i]) in spent
                          and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
         mine: int | None = None
@@ -1045,6 +1047,13 @@ class Watcher:
             # hid the first seven cards played). Forget it, and never start a hand card there again.
             self._phantoms.append(ghost)
             self.hand = None
+        if self.hand is not None and self._left_behind(self.hand, others, reads, centres, view):
+            # asked for and never shown, it was left lying unread as play went on: the hand is free for the
+            # card read now, and the shape left there starts no hand while it lies still (9136 and 9142 at
+            # 1080p, models: an unread shape lying at 12 held the hand to the end of the game, every card
+            # played after it unseen and the game left unfinished)
+            self._left_unread.append(self.hand.last.centre.copy())
+            self.hand = None
         if self.hand is None:
             # an unread face-up shape off every lying place with nothing moving by it is the detector's
             # phantom (a striped cloth), not a card in a hand: it starts no hand (9015: one beside pile
@@ -1127,6 +1136,23 @@ class Watcher:
         whether or not a hand moves by it."""
         return read[0] is None and any(
             float(np.linalg.norm(centre - c)) < 2 * PHANTOM_REACH * self.h for c in self._phantoms)
+
+    def _at_left_unread(self, read: tuple[Card | None, float], centre: np.ndarray) -> bool:
+        """Unread, lying still where an unread card was left as play went on (``_left_behind``): that card.
+        (A card carried there moves with a hand: it is followed until it comes to rest.)"""
+        return read[0] is None and any(
+            float(np.linalg.norm(centre - c)) < 2 * PHANTOM_REACH * self.h for c in self._left_unread) \
+            and not self._moving_near(centre, 0.6 * self.h)
+
+    def _left_behind(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
+                     view: GameView) -> bool:
+        """The hand card was never read, lies at a pile, was asked for (``ask_after_s``), and another card
+        is read, as one that can be new, well away from it: the player went on without showing it. (A
+        watcher that waits for it blocks every card after it.)"""
+        if h.card is not None or h.announced or h.from_table is not None or not h.asked or h.lying_at is None:
+            return False
+        return any(reads[i][0] is not None and not self._impossible(reads[i][0], view)
+                   and float(np.linalg.norm(centres[i] - h.last.centre)) > 0.5 * self.h for i in others)
 
     def _phantom_hand(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
                       view: GameView) -> np.ndarray | None:
