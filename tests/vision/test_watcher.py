@@ -184,9 +184,8 @@ def test_lighting_change_and_misreads():
     _assert_same(got, game.expected())
 
 
-def test_a_card_that_cannot_be_read_gives_an_ask_not_a_guess():
-    game = RenderedGame(3, mistakes=0, max_moves=4)
-    secret = Card.parse(game.truth["moves"][1]["card"])
+def _unreadable(game: RenderedGame, secret: Card) -> OracleRecogniser:
+    """The game's oracle, with ``secret`` never read (rank and suit unknown, 0.4 sure) wherever it shows."""
 
     class Blind(OracleRecogniser):
         def detect(self, index: int) -> Detections:
@@ -197,7 +196,13 @@ def test_a_card_that_cannot_be_read_gives_an_ask_not_a_guess():
                     d.rank_confidence[i] = d.suit_confidence[i] = 0.4
             return d
 
-    res, got = _run(game, recognise=Blind(game.scene, game.director.frames))
+    return Blind(game.scene, game.director.frames)
+
+
+def test_a_card_that_cannot_be_read_gives_an_ask_not_a_guess():
+    game = RenderedGame(3, mistakes=0, max_moves=4)
+    secret = Card.parse(game.truth["moves"][1]["card"])
+    res, got = _run(game, recognise=_unreadable(game, secret))
     asks = [ln for ln in res.events() if ln["verdict"] == "ask"]
     assert asks and asks[0]["event"][0] == "ask"
     assert all(ev[0] != "see" or ev[1] != str(secret) for ev, _ in got)
@@ -2066,17 +2071,7 @@ def test_play_going_on_past_a_card_asked_for_is_followed(seed):
     was followed no further than its first card)."""
     game = RenderedGame(seed, mistakes=0, max_moves=10)
     secret = Card.parse(game.truth["moves"][1]["card"])
-
-    class Blind(OracleRecogniser):
-        def detect(self, index: int) -> Detections:
-            d = super().detect(index)
-            for i in range(len(d)):
-                if d.card(i) == secret:
-                    d.rank[i], d.suit[i] = 0, -1
-                    d.rank_confidence[i] = d.suit_confidence[i] = 0.4
-            return d
-
-    res, got = _run(game, recognise=Blind(game.scene, game.director.frames))
+    res, got = _run(game, recognise=_unreadable(game, secret))
     assert any(ln["event"][0] == "ask" for ln in res.events())
     seen = [ev[1] for ev, _ in got if ev[0] == "see"]
     want = [ev[1] for ev, _ in game.expected() if ev[0] == "see" and ev[1] != str(secret)]
