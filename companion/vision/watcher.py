@@ -60,6 +60,9 @@ LEANING = 0.5
 #: A hand card out of sight moves up to this many card heights a frame (at most HAND_REACH_MAX).
 HAND_SPEED = 0.35
 HAND_REACH_MAX = 6.0
+#: A card first seen held up off every lying place, its nearest stack where play is and within this many card
+#: heights of it, was turned there (``Watcher._source``).
+SOURCE_NEAREST = 0.6
 #: Unsure looks added up name a card against a sure reading of another only this many nats (natural-log
 #: units of likelihood) ahead of it (``Watcher._believe``).
 FUSED_OVER_SURE = 6.0
@@ -2018,6 +2021,13 @@ class Watcher:
         raw = self._pile_at(s.centre)
         if raw is not None and raw != q and raw == expected:
             return raw
+        if expected is not None and q != expected and lying is None:
+            # held up between two stacks, nearer the one where play is: turned over there, whichever pile's
+            # zone the point falls in (9680 at 640x360, oracle: the 5C lifted at 8, first seen 0.40 card
+            # heights from 8's stack and 0.56 from 9's, in 9's zone, as the hand hid 9: judged taken from 9)
+            d = self._stack_distances(s.centre)
+            if int(np.argmin(d)) + 1 == expected and d[expected - 1] < SOURCE_NEAREST:
+                return expected
         return q
 
     def _source_by_stacks(self, source: int, h: _Hand | None, since: int | None = None,

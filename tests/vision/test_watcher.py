@@ -121,6 +121,9 @@ OPENINGS = [
     # a card taken by mistake and put back still held up in a 27-degree view looked nearest the next
     # stack: where it was last seen face down is grounded before the nearest stack is chosen
     pytest.param(8118, 810, id="put-back-seen-held-up"),
+    # a card lifted where play is, first seen held up between two stacks, nearer that one's but in the
+    # other's zone as the hand hid the other: turned where play is (thirty-sixth session's fresh range)
+    pytest.param(9680, 760, id="held-up-between-two-stacks"),
 ]
 
 
