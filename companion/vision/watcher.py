@@ -1137,14 +1137,16 @@ class Watcher:
     def _at_phantom(self, read: tuple[Card | None, float], centre: np.ndarray) -> bool:
         """Unread where the detector's phantom was found before (``_phantom_hand``): the same phantom,
         whether or not a hand moves by it."""
-        return read[0] is None and any(
-            float(np.linalg.norm(centre - c)) < 2 * PHANTOM_REACH * self.h for c in self._phantoms)
+        return read[0] is None and self._near_any(centre, self._phantoms)
+
+    def _near_any(self, centre: np.ndarray, places: list[np.ndarray]) -> bool:
+        """``centre`` lies within twice ``PHANTOM_REACH`` card heights of one of ``places``."""
+        return any(float(np.linalg.norm(centre - c)) < 2 * PHANTOM_REACH * self.h for c in places)
 
     def _at_left_unread(self, read: tuple[Card | None, float], centre: np.ndarray) -> bool:
         """Unread, lying still where an unread card was left as play went on (``_left_behind``): that card.
         (A card carried there moves with a hand: it is followed until it comes to rest.)"""
-        return read[0] is None and any(
-            float(np.linalg.norm(centre - c)) < 2 * PHANTOM_REACH * self.h for c in self._left_unread) \
+        return read[0] is None and self._near_any(centre, self._left_unread) \
             and not self._moving_near(centre, 0.6 * self.h)
 
     def _left_behind(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
