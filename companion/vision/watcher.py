@@ -141,6 +141,13 @@ STUCK_LOOKS = 10
 STUCK_FRAMES = 30
 STUCK_SPREAD = 0.12
 STUCK_REACH = 0.6
+#: A card read surely as one that can be new, this near (card heights) a stack with face-down cards left, in
+#: two looks at most TURNED_NEXT_FRAMES apart, while the read hand card rests by a pile more than half a card
+#: height off, resting there TURNED_NEXT_REST frames or more: the next card is being turned, so the hand card was
+#: put down (see ``_turned_next``)
+TURNED_NEXT_REACH = 0.6
+TURNED_NEXT_FRAMES = 9
+TURNED_NEXT_REST = 12
 #: A card lost from sight never announced, last read at this confidence within LOST_REACH card heights of a
 #: pile, at most LOST_FRAMES frames ago, may be the card missed beneath it (``Watcher._lost_at``)
 LOST_CONFIDENCE = 0.9
@@ -537,6 +544,7 @@ class Watcher:
         self._announced: set[Card] = set()  # every card reported read (put back face down or not)
         self._phantoms: list[np.ndarray] = []  # where an unread shape that never moved was taken for a hand card
         self._left_unread: list[np.ndarray] = []  # where an unread card asked for was left as play went on
+        self._next_read: tuple[Card, int] | None = None  # a card read turning at a stack while the hand is busy
         self.set_layout(layout)
 
     # -- layout ------------------------------------------------------------------------------------
@@ -1031,14 +1039,19 @@ class Watcher:
             if self.hand is not None and self.hand.missing >= p.vanish_reads:
                 self.hand = None
         hd = self.hand
-        if others and hd is not None and hd.announced and hd.from_table is None and hd.idle >= 3 and \
-                self._put_down_at(hd) is None and hd.card is not None and \
-                any(reads[i][0] not in (None, hd.card) for i in others):
+        if others and hd is not None and hd.announced and hd.from_table is None and hd.card is not None and \
+                self._put_down_at(hd) is None and (hd.idle >= 3 and any(
+                    reads[i][0] not in (None, hd.card) for i in others)
+                    or self._turned_next(hd, index, others, reads, centres, view)):
             # stuck: the hand card lies still where no fan is, and the next card is read: it was put
             # down at the pile nearest to it. (Even when the card read is face up already, a table card
             # read off its place: 9058 at 1080p, a TH held still over the centre on its way from 4 to 10
             # was judged put beneath 13 when the 6H lying at 6 was read so. Asking for a card not face up
             # mended that (3 pairs more there) but lost 26 pairs over ten other games, as many false flags)
+            # (likewise when the next card is read turning over at a stack while the hand card, though it
+            # stirs, rests by a pile: 9142 at 1080p, models: a TD beneath 10, half under the hand turning the KD
+            # at 10 and seen 0.1 card heights about and 1.2 times a lying card's size, never lay still, and the
+            # KD carried to 13 was judged taken from 13)
             q = self._nearest_pile(hd.last.centre)
             hd.lying_at = (q, "under")
             out += self._place(hd, index, t, "newcard")
@@ -1148,6 +1161,35 @@ class Watcher:
         (A card carried there moves with a hand: it is followed until it comes to rest.)"""
         return read[0] is None and self._near_any(centre, self._left_unread) \
             and not self._moving_near(centre, 0.6 * self.h)
+
+    def _turned_next(self, h: _Hand, index: int, others: list[int], reads: dict, centres: np.ndarray,
+                     view: GameView) -> bool:
+        """Another card, read surely as one that can be new, lies within ``TURNED_NEXT_REACH`` of a stack with
+        face-down cards left, more than half a card height from the read hand card, and was read so at a look
+        before (at most ``TURNED_NEXT_FRAMES`` frames back), while the hand card, off its source, has rested by
+        a pile ``TURNED_NEXT_REST`` frames or more: the next card is being turned there, so the hand card was
+        put down where it rests. (One look alone may be a table card misread; a card just turned is still on
+        its way: 9131 at 1080p, models, the TH read at 1 two frames before a QS was read by 12.)"""
+        if not h.left_source or self._exchanging(h) or self._pile_at(h.last.centre) is None:
+            return False
+        if h.rest_at is None or float(np.linalg.norm(h.last.centre - h.rest_at)) > REST_SPREAD * self.h \
+                or index - h.rest_from < TURNED_NEXT_REST:
+            return False
+        for i in others:
+            card = reads[i][0]
+            if card is None or card == h.card or self._impossible(card, view):
+                continue
+            if float(np.linalg.norm(centres[i] - h.last.centre)) <= 0.5 * self.h:
+                continue
+            d = self._stack_distances(centres[i])
+            k = int(np.argmin(d))
+            if d[k] >= TURNED_NEXT_REACH or (view.face_down is not None and not view.face_down.get(k + 1)):
+                continue
+            before = self._next_read
+            self._next_read = (card, index)
+            if before is not None and before[0] == card and 0 < index - before[1] <= TURNED_NEXT_FRAMES:
+                return True
+        return False
 
     def _left_behind(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
                      view: GameView) -> bool:

@@ -2079,3 +2079,40 @@ def test_play_going_on_past_a_card_asked_for_is_followed(seed):
     seen = [ev[1] for ev, _ in got if ev[0] == "see"]
     want = [ev[1] for ev, _ in game.expected() if ev[0] == "see" and ev[1] != str(secret)]
     assert seen == want
+
+
+@pytest.mark.parametrize("rest_looks, next_looks, face_up_already, placed",
+                         [(6, 2, False, True), (6, 1, False, False), (6, 2, True, False), (2, 2, False, False)])
+def test_the_next_card_read_turning_at_a_stack_puts_down_a_hand_card_that_never_lay_still(
+        rest_looks, next_looks, face_up_already, placed):
+    """A TD read beneath 10, 0.9 card heights out, but seen 0.1 card heights about at every look (half
+    under the hand that turns the next card there), so never lying still, for ``rest_looks`` looks three
+    frames apart; then the KD is read at 10's stack in ``next_looks`` looks. Twice, after the TD rested there
+    18 frames, the next card is being turned: the TD was put down beneath 10, and the KD's turn comes from
+    10 (9142 at 1080p, models: the TD was held to the end of its pause, and the KD, by then carried towards
+    13, judged taken from 13). Once may be a table card misread; a card face up already is no next card; a
+    hand card come there 6 frames before may still be on its way (9131's TH, two frames after it was read)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=10)
+    kd, td = Card.parse("KD"), Card.parse("TD")
+    view = GameView(expected_pile=10, face_up=frozenset({td, kd} if face_up_already else {td}))
+    h = _Hand(first_frame=1)
+    h.card, h.announced, h.source, h.left_source = td, True, 3, True
+    h.sightings = [_sighting(w, 2, 11, 1.0, False, td)]  # carried from 3 by way of 11
+    w.hand = h
+    u = w.layout.outward[9]
+    across = np.array([-u[1], u[0]])
+    out, f = [], 10
+    for k in range(rest_looks + next_looks + 3):
+        at = w.layout.centres[9] + w.h * (0.9 * u + (0.1 if k % 2 else -0.1) * across)
+        rows = [_one_up(w, at, td)]
+        if rest_looks <= k < rest_looks + next_looks:  # turned over at 10's stack
+            rows.append(_one_up(w, w.layout.centres[9] + 0.25 * w.h * u, kd))
+        elif k >= rest_looks + next_looks and next_looks > 1:  # then carried on towards 13
+            rows.append(_one_up(w, w.layout.centres[9] - 0.5 * (k - rest_looks - next_looks + 1.5) * w.h * u, kd))
+        out += w._observe(f, f / 30, Detections.from_rows(rows), view)
+        f += 3
+    events = [o.event for o in out]
+    assert (["place", 10, "under"] in events) is placed
+    if placed:
+        assert events[events.index(["place", 10, "under"]) + 1] == ["turn", 10]
