@@ -1041,7 +1041,8 @@ class Watcher:
         hd = self.hand
         if others and hd is not None and hd.announced and hd.from_table is None and hd.card is not None and \
                 self._put_down_at(hd) is None and (hd.idle >= 3 and any(
-                    reads[i][0] not in (None, hd.card) for i in others)
+                    reads[i][0] not in (None, hd.card) and not self._in_own_fan(reads[i][0], centres[i])
+                    for i in others)
                     or self._turned_next(hd, index, others, reads, centres, view)):
             # stuck: the hand card lies still where no fan is, and the next card is read: it was put
             # down at the pile nearest to it. (Even when the card read is face up already, a table card
@@ -1161,6 +1162,14 @@ class Watcher:
         (A card carried there moves with a hand: it is followed until it comes to rest.)"""
         return read[0] is None and self._near_any(centre, self._left_unread) \
             and not self._moving_near(centre, 0.6 * self.h)
+
+    def _in_own_fan(self, card: Card, point: np.ndarray) -> bool:
+        """``card`` lies face up on the table at the pile whose zone ``point`` is in: a reading there is that
+        table card seen off its place (9136 at 1080p, models: the 7S beneath 7, its place in the table model
+        0.85 card heights off, read as the 9S paused over 7 on its way to 9; the 9S was judged put beneath 7,
+        a false WRONG_TARGET_PILE)."""
+        tc = self.table.cards.get(card)
+        return tc is not None and self._pile_at(point) == tc.pile
 
     def _turned_next(self, h: _Hand, index: int, others: list[int], reads: dict, centres: np.ndarray,
                      view: GameView) -> bool:

@@ -2116,3 +2116,31 @@ def test_the_next_card_read_turning_at_a_stack_puts_down_a_hand_card_that_never_
     assert (["place", 10, "under"] in events) is placed
     if placed:
         assert events[events.index(["place", 10, "under"]) + 1] == ["turn", 10]
+
+
+@pytest.mark.parametrize("read_at, placed", [(7, False), (8, True)])
+def test_a_table_card_read_off_its_place_in_its_own_fan_does_not_put_down_a_card_held_still(read_at, placed):
+    """A 9S held still between the piles on its way from 5 to 9 (at no lying place) while the 7S, lying
+    beneath 7 where the table model has it 1.05 card heights out, is read 0.35 card heights out in 7's fan:
+    that is the 7S seen off its place, not the next card, and the 9S is not judged put down (9136 at 1080p,
+    models: put beneath 7, a false WRONG_TARGET_PILE). Read so in 8's fan, it stays what it was: a card
+    read elsewhere, and the card held still is put down at the pile nearest it, as before."""
+    from companion.vision.watcher import _Hand, _Sighting
+    w = _clock_watcher(expected=9)
+    seven, nine = Card.parse("7S"), Card.parse("9S")
+    view = GameView(expected_pile=9, face_up=frozenset({seven, nine}))
+    u7 = w.layout.outward[6]
+    w.table.put(TableCard(seven, 7, "under", w.layout.centres[6] + 1.05 * w.h * u7, 1, 1))
+    h = _Hand(first_frame=1)
+    h.card, h.announced, h.source, h.left_source = nine, True, 5, True
+    h.sightings = [_sighting(w, 2, 6, 1.0, False, nine)]
+    w.hand = h
+    held = w.layout.centres[6] - 0.6 * w.h * u7  # inward of 7's stack, towards the centre
+    assert w._lying_position(_Sighting(10, 0.3, nine, 0.99, held, w.geometry.pile_size_at(7, held))) is None
+    out = []
+    for k in range(4):
+        out += w._observe(10 + 3 * k, (10 + 3 * k) / 30, Detections.from_rows([_one_up(w, held, nine)]), view)
+    assert w.hand is h and h.idle >= 3 and not out
+    seen = w.layout.centres[read_at - 1] + 0.35 * w.h * w.layout.outward[read_at - 1]
+    out = w._observe(22, 22 / 30, Detections.from_rows([_one_up(w, held, nine), _one_up(w, seen, seven)]), view)
+    assert bool([o for o in out if o.event[0] == "place"]) is placed
