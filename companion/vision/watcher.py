@@ -141,6 +141,10 @@ STUCK_LOOKS = 10
 STUCK_FRAMES = 30
 STUCK_SPREAD = 0.12
 STUCK_REACH = 0.6
+#: A face-down shape seen held within this many frames of the last one continues its trail (``_nearer_the_back_trail``)
+BACK_TRAIL_FRAMES = 6
+#: Frames after a card is judged put back face down in which a back held by that stack is that card settling
+SETTLING_BACK_FRAMES = 15
 #: A card read surely as one that can be new, this near (card heights) a stack with face-down cards left, in
 #: two looks at most TURNED_NEXT_FRAMES apart, while the read hand card rests by a pile more than half a card
 #: height off, resting there TURNED_NEXT_REST frames or more: the next card is being turned, so the hand card was
@@ -544,6 +548,7 @@ class Watcher:
         self._announced: set[Card] = set()  # every card reported read (put back face down or not)
         self._phantoms: list[np.ndarray] = []  # where an unread shape that never moved was taken for a hand card
         self._left_unread: list[np.ndarray] = []  # where an unread card asked for was left as play went on
+        self._put_back: tuple[int, int] | None = None  # (frame, pile) of the last card judged put back face down
         self._next_read: tuple[Card, int] | None = None  # a card read turning at a stack while the hand is busy
         self.set_layout(layout)
 
@@ -930,6 +935,7 @@ class Watcher:
         # 2. face-down cards off every stack: a card lifted face down
         self._stacks_seen = set()
         self._fd_now = False
+        prev_fd = self._fd_last if self._fd_last is not None and self._fd_last[0] >= index - BACK_TRAIL_FRAMES else None
         for i in range(len(dets)):
             if dets.face_up[i]:
                 continue
@@ -944,8 +950,11 @@ class Watcher:
             if held and not self._moving_near(centres[i], 0.6 * self._pile_h(k + 1)):
                 continue  # nothing moves there: the detector's scatter at a stack, not a card in a hand
             if held:
-                self._fd_last = (index, centres[i].copy(), float(heights[i]))
+                if not self._fd_now or self._nearer_the_back_trail(centres[i], prev_fd):
+                    self._fd_last = (index, centres[i].copy(), float(heights[i]))
                 self._fd_now = True
+            if held and self._settling_back(index, k + 1):
+                continue  # the card just put back face down there, coming to rest: no card lifted
             if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:
                 g = self._ground(centres[i], heights[i])
                 self.fd_recent.append((index, self._pile_at(g), centres[i].copy()))
@@ -1704,6 +1713,26 @@ class Watcher:
         return all(float(np.linalg.norm(g - self.layout.centres[q - 1])) > CARRIED_FAR * self._pile_h(q)
                    for q in here)
 
+    def _settling_back(self, index: int, pile: int) -> bool:
+        """A face-down shape held by ``pile``'s stack within ``SETTLING_BACK_FRAMES`` of a card judged put back
+        face down there: that card coming to rest, not the next card lifted (9147 at 1080p, models: the QD
+        put back on 2 was seen settling there 0.3 card heights off three frames after, and the 3H lifted at 1
+        next, first seen unread half a card height from that back, was judged taken from 2)."""
+        pb = self._put_back
+        return pb is not None and pb[1] == pile and 0 <= index - pb[0] <= SETTLING_BACK_FRAMES
+
+    def _nearer_the_back_trail(self, centre: np.ndarray, prev: tuple[int, np.ndarray, float] | None) -> bool:
+        """Of two face-down shapes seen held in one look, ``centre`` is the card's, not the one kept so far in
+        this look: nearer where a back was last seen held (within ``BACK_TRAIL_FRAMES``), else nearer the
+        hand card's last look. (A stack coming back into view by the hand is seen "held" too; 9147 at 1080p,
+        models: the QD turned face down over 2 and laid there, its back seen three looks on its way down,
+        was judged put back at 3, whose stack showed again 0.15 card heights off in the same looks.)"""
+        ref = prev[1] if prev is not None else (self.hand.last.centre if self.hand is not None and self.hand.sightings
+                                                else None)
+        if ref is None or self._fd_last is None:
+            return True
+        return float(np.linalg.norm(centre - ref)) < float(np.linalg.norm(self._fd_last[1] - ref))
+
     def _on_a_stack(self, point: np.ndarray) -> int | None:
         """The pile whose stack's place ``point`` lies on (within ``ON_STACK`` card heights), if any."""
         d = self._stack_distances(point)
@@ -2353,6 +2382,7 @@ class Watcher:
                 self._last_put = self._last_read_put = last.frame
                 return out
             self.fd_recent = keep
+            self._put_back = (index, q)
             return [Observation(index, t, ["return", q], None, "put back face down")]
         return []  # no sign it was turned face down: it is out of sight somewhere; keep waiting
 

@@ -2144,3 +2144,63 @@ def test_a_table_card_read_off_its_place_in_its_own_fan_does_not_put_down_a_card
     seen = w.layout.centres[read_at - 1] + 0.35 * w.h * w.layout.outward[read_at - 1]
     out = w._observe(22, 22 / 30, Detections.from_rows([_one_up(w, held, nine), _one_up(w, seen, seven)]), view)
     assert bool([o for o in out if o.event[0] == "place"]) is placed
+
+
+def _one_down(w: Watcher, point):
+    """A face-down detection centred at ``point`` (upright, lying-card size)."""
+    row = list(_one_up(w, point))
+    row[2:7] = [0, -1, 0.0, 0.0, False]
+    return tuple(row)
+
+
+def _qd_put_back_at_2(w: Watcher, stack_3_shows: bool) -> list:
+    """A QD turned at 2 out of turn (play is at 1), last seen face up half a card height out over 2's stack,
+    then turned face down and laid back there: its back seen 0.5, 0.3, 0.2 and 0.05 card heights out over
+    four looks, and (``stack_3_shows``) 3's stack coming back into view 0.17 card heights off its place in
+    the second and third, listed after it. Returns the events."""
+    from companion.vision.watcher import _Hand
+    qd = Card.parse("QD")
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 10, 2, 0.5, False, qd)]
+    h.card, h.announced, h.source = qd, True, 2
+    w.hand = h
+    u2, u3 = w.layout.outward[1], w.layout.outward[2]
+    out = []
+    for k, along in enumerate((0.5, 0.3, 0.2, 0.05)):
+        rows = [_one_down(w, w.layout.centres[1] + along * w.h * u2)]
+        if stack_3_shows and k in (1, 2):
+            rows.append(_one_down(w, w.layout.centres[2] + 0.17 * w.h * u3))
+        f = 13 + 3 * k
+        out += w._observe(f, f / 30, Detections.from_rows(rows), w._view)
+    return [o.event for o in out]
+
+
+@pytest.mark.parametrize("stack_3_shows", [False, True])
+def test_a_card_put_back_is_followed_by_its_own_back_not_a_stack_come_into_view(stack_3_shows):
+    """The QD laid back face down on 2 is put back at 2, whether or not 3's stack, hidden by the hand till
+    then, is seen "held" beside it in the same looks (9147 at 1080p, models: "returned" to 3, a false
+    WRONG_TARGET_PILE, and the QD's later turn at 2 a false DUPLICATE_CARD)."""
+    w = _clock_watcher(expected=1)
+    assert _qd_put_back_at_2(w, stack_3_shows) == [["return", 2]]
+
+
+@pytest.mark.parametrize("gap, source", [(3, 1), (24, 2)])
+def test_a_back_settling_where_a_card_was_just_put_back_is_not_the_next_card_lifted(gap, source):
+    """``gap`` frames after the QD was put back at 2, a back is seen 0.3 card heights off 2's stack, and the
+    next card is first seen unread between 1 and 2 (in 1's zone, within reach of that back), then read as
+    the 3H by 1, where play is. Three frames after, the back is the QD settling: the 3H's turn comes from 1
+    (9147 at 1080p, models: judged taken from 2, a false WRONG_SOURCE_PILE). 24 frames after, it is a card
+    lifted at 2, as before: the turn is judged from 2."""
+    w = _clock_watcher(expected=1)
+    assert _qd_put_back_at_2(w, False) == [["return", 2]]
+    back = w.layout.centres[1] + 0.3 * w.h * w.layout.outward[1]
+    first = w.layout.centres[0] + 0.45 * w.h * (back - w.layout.centres[0]) / np.linalg.norm(back - w.layout.centres[0])
+    assert w._pile_at(first) == 1 and np.linalg.norm(first - back) < w.h
+    f = 22 + gap
+    out = w._observe(f, f / 30, Detections.from_rows([_one_down(w, back)]), w._view)
+    out += w._observe(f + 3, (f + 3) / 30, Detections.from_rows([_one_up(w, first)]), w._view)
+    three = Card.parse("3H")
+    for k in range(2, 5):
+        out += w._observe(f + 3 * k, (f + 3 * k) / 30, Detections.from_rows(
+            [_one_up(w, w.layout.centres[0] + 0.3 * w.h * w.layout.outward[0], three)]), w._view)
+    assert [o.event for o in out if o.event[0] == "turn"][:1] == [["turn", source]]
