@@ -1193,6 +1193,7 @@ class Watcher:
         if h.rest_at is None or float(np.linalg.norm(h.last.centre - h.rest_at)) > REST_SPREAD * self.h \
                 or index - h.rest_from < TURNED_NEXT_REST:
             return False
+        turning = []
         for i in others:
             card = reads[i][0]
             if card is None or card == h.card or self._impossible(card, view):
@@ -1203,11 +1204,13 @@ class Watcher:
             k = int(np.argmin(d))
             if d[k] >= TURNED_NEXT_REACH or (view.face_down is not None and not view.face_down.get(k + 1)):
                 continue
-            before = self._next_read
-            self._next_read = (card, index)
-            if before is not None and before[0] == card and 0 < index - before[1] <= TURNED_NEXT_FRAMES:
-                return True
-        return False
+            turning.append(card)
+        if not turning:
+            return False
+        before = self._next_read
+        again = before is not None and before[0] in turning and 0 < index - before[1] <= TURNED_NEXT_FRAMES
+        self._next_read = (before[0] if again else turning[0], index)
+        return again
 
     def _left_behind(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
                      view: GameView) -> bool:
