@@ -343,6 +343,8 @@ class _Hand:
     confidence: float = 0.0
     from_table: Card | None = None  # a table card being moved
     announced: bool = False  # turn/see (or exchange/see) emitted
+    fused: bool = False  # the belief comes from its looks added up (``_fused``), no two sure readings agreeing
+    provisional: bool = False  # announced on such a belief, the announcement held (``SOURCE_WAIT``) to be confirmed
     rank_ev: np.ndarray = field(default_factory=lambda: np.zeros(13))  # summed log-probabilities of its looks
     suit_ev: np.ndarray = field(default_factory=lambda: np.zeros(4))
     looks: int = 0  # sightings that added to them
@@ -653,7 +655,10 @@ class Watcher:
             if decided and pile == expected:
                 self._seeking = False  # the stacks say it came from where play is: nothing was missed
             wait = MISSED_WAIT if self._seeking else SOURCE_WAIT
-            if found or (decided and not self._seeking) or force or out or hold is not None \
+            # (a belief its looks only add up to waits for a sure reading, as long as a turn waits for the
+            # stacks: a prompt later than that helps no one)
+            unsure = h is not None and h.provisional and self.hand is h
+            if found or (decided and not self._seeking and not unsure) or force or out or hold is not None \
                     or self.hand is not h or index - turn.frame >= wait:
                 held = self._held
                 self._held, self._held_for, self._seeking = [], None, False
@@ -686,7 +691,11 @@ class Watcher:
         view = self._view or GameView()
 
         def wanted(card: Card | None) -> bool:
-            return card is not None and (card == h.card if h.card is not None else not self._impossible(card, view))
+            if card is None:
+                return False
+            if h.card is not None and not h.provisional:
+                return card == h.card
+            return card == h.card or not self._impossible(card, view)
 
         def nearest(rows: list[int], point: np.ndarray, reach: float) -> int | None:
             if not rows:
@@ -978,7 +987,9 @@ class Watcher:
                 # unread, or its rank alone read: a rank read surely as another is another card (9028: the
                 # king at the centre, suit unread, a little off its place, was taken for the 5C carried past
                 # it, which was then judged put beneath the centre)
-                near = [i for i in cand if (reads[i][0] is None or h.card is None) and not (
+                # (a card announced on its looks added up, held: read surely as another card of its rank)
+                near = [i for i in cand if (reads[i][0] is None or h.card is None or (
+                    h.provisional and not self._impossible(reads[i][0], view))) and not (
                     h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
                     and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
                 # a card lying still at its last looks, off the pile it came from, has not leapt off since
@@ -1896,6 +1907,9 @@ class Watcher:
                 # Many looks far ahead still name it: 9073's KS lying beneath 13, 17 looks, the 8H turned
                 # next read surely once beside it, 48 nats behind
                 return
+        if h.announced and h.provisional and n >= p.agree:
+            self._confirm_provisional(h, card, view, seen_table)
+            return
         if h.card is not None and card != h.card and h.announced:
             return  # keep the first belief (a later disagreement is a misread)
         r = self._resumed
@@ -1908,7 +1922,27 @@ class Watcher:
         elif card in self.table or (card in view.face_up and not h.announced and card != h.card):
             return  # already face up elsewhere: cannot be this card
         h.card = card
+        h.fused = n < p.agree
         h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
+
+    def _confirm_provisional(self, h: _Hand, card: Card, view: GameView, seen_table: set[Card]) -> None:
+        """Sure readings now agree on the card announced on its looks added up: confirmed, or, naming
+        another card that can be this one, the held announcement is corrected before it is released.
+        (9153 at 1080p, models: a QC's blurred looks added up to QD as it was turned; two sure QC
+        readings followed as it was carried to 12, but the first belief was kept, and the QC read where
+        it then lay was taken for the next card turned at 12; likewise its 4C, named 4D.)"""
+        h.provisional = False
+        if card == h.card:
+            return
+        held = self._held_for is h and len(self._held) >= 2 and self._held[1].event[0] == "see"
+        if not held or card in self.table or card in seen_table or card in view.face_up \
+                or card in self._announced:
+            return  # already reported, or the reading cannot be this card: the first belief stands
+        self._announced.discard(h.card)
+        self._announced.add(card)
+        h.card, h.fused = card, False
+        h.confidence = max((s.conf for s in h.sightings if s.card == card), default=0.0)
+        self._held[1] = replace(self._held[1], event=["see", str(card)], confidence=round(h.confidence, 3))
 
     @staticmethod
     def _evidence(h: _Hand, card: Card) -> float:
@@ -1962,7 +1996,9 @@ class Watcher:
                 self._holding = False
             else:
                 self._seeking = missed is not None  # one seems missed, not found yet: look on while the turn waits
-                self._holding = not decided or self._seeking
+                # a belief its looks only add up to waits too, for sure readings to confirm or correct it
+                h.provisional = h.fused
+                self._holding = not decided or self._seeking or h.provisional
             out.append(Observation(index, t, ["turn", h.source], None, "taken"))
         out.append(Observation(index, t, ["see", str(h.card)], round(h.confidence, 3), "read in the hand"))
         return out
@@ -2264,6 +2300,14 @@ class Watcher:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
                 old.centre, old.also_at, old.index_at = s.centre.copy(), None, None  # picked up and put back (or its place re-read): no event
+                return []
+            if old is not None and old.pile != q and not any(
+                    x.card == h.from_table and self._pile_at(x.centre) != old.pile for x in h.sightings):
+                # never read as that card away from its own pile: the shape followed off there was another
+                # (9159 at 1080p, models: the 4C beneath 4 read at its place as an unread shape there was
+                # followed; the trail leapt to an unread shape by the centre, and the 4C was "moved" to 13, a
+                # false WRONG_TARGET_PILE, and back, five times in the game). A card truly moved is read
+                # where it lies now, and is then moved from there
                 return []
             if old is not None and old.pile == q == h.from_table.home_pile and old.side == "under":
                 # lying where it belongs, "moved" to the top of that same pile: a correction puts a card

@@ -2204,3 +2204,62 @@ def test_a_back_settling_where_a_card_was_just_put_back_is_not_the_next_card_lif
         out += w._observe(f + 3 * k, (f + 3 * k) / 30, Detections.from_rows(
             [_one_up(w, w.layout.centres[0] + 0.3 * w.h * w.layout.outward[0], three)]), w._view)
     assert [o.event for o in out if o.event[0] == "turn"][:1] == [["turn", source]]
+
+
+@pytest.mark.parametrize("sure_looks, named", [(2, "QC"), (1, "QD")])
+def test_a_card_named_by_its_blurred_looks_waits_and_two_sure_readings_correct_it(sure_looks, named):
+    """Three blurred looks at the card just turned at the centre lean to a queen and to diamonds: added up
+    they name it QD, which is announced but held. Two sure readings of QC follow as it is carried to 12:
+    the held announcement is corrected to QC before it is released (9153 at 1080p, models: the QC named
+    QD this way was reported so, and the QC read where it then lay was taken for the next card turned at
+    12; its 4C likewise, named 4D). One sure reading alone is not enough against the looks: QD stands,
+    released when a turn waiting for the stacks would be."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    w._view = view
+    h = w.hand = _Hand(first_frame=10)
+    rank_blur, suit_blur = np.full(13, 0.4 / 12), np.full(4, 0.3 / 3)
+    rank_blur[11], suit_blur[1] = 0.6, 0.7  # Q, diamonds
+    rank_sure, suit_sure = np.full(13, 0.02 / 12), np.full(4, 0.02 / 3)
+    rank_sure[11], suit_sure[0] = 0.98, 0.98  # Q, clubs
+    qc = Card.parse("QC")
+    looks = [((None, 0.3), rank_blur, suit_blur)] * 3 + [((qc, 0.98), rank_sure, suit_sure)] * sure_looks
+    toward_12 = (w.layout.centres[11] - w.layout.centres[12]) / np.linalg.norm(w.layout.centres[11] - w.layout.centres[12])
+    out = []
+    for k, (read, rank_p, suit_p) in enumerate(looks):
+        c = w.layout.centres[12] + 0.35 * (k + 1) * w.h * toward_12
+        f = 10 + 3 * k
+        out += w._release(w._track(h, f, f / 30, read, c, 100.0, view, set(), 0.714, rank_p, suit_p), f,
+                          looked=True)
+        if k == 2:
+            assert h.announced and h.card == Card.parse("QD") and out == []  # announced, held
+    assert h.card == Card.parse(named)
+    if named == "QD":
+        assert w._release([], 39) == []  # still waiting for a sure reading ...
+    out += w._release([], 40)  # ... as long as a turn waits for the stacks (SOURCE_WAIT), no longer
+    assert [o.event for o in out] == [["turn", 13], ["see", named]]  # released once, corrected or not
+
+
+@pytest.mark.parametrize("read_at_13, moved", [(False, False), (True, True)])
+def test_a_table_card_is_moved_only_when_read_away_from_its_own_pile(read_at_13, moved):
+    """The 4C lies beneath 4. Read at its place there, it is taken up as a table card being moved, but
+    the shape followed from there comes to rest by the centre unread: it was not the 4C, and nothing is
+    moved (9159 at 1080p, models: the 4C "moved" to 13 and back five times, each a false flag). Read
+    surely as the 4C where it lies by the centre, it was moved."""
+    from companion.vision.table_model import TableCard
+    from companion.vision.watcher import _Hand, _Sighting
+    w = _clock_watcher(expected=8)
+    w._view = GameView(expected_pile=8, face_up=frozenset({Card.parse("4C")}))
+    four = Card.parse("4C")
+    home = w.layout.centres[3] + 0.35 * w.h * w.layout.outward[3]
+    w.table.put(TableCard(four, 4, "under", home.copy(), 5, 5))
+    h = w.hand = _Hand(first_frame=20, card=four, from_table=four, announced=True)
+    by_13 = w.layout.centres[12] + 0.4 * w.h * w.layout.outward[3]
+    for f, c, card in ((20, home, four), (23, (home + by_13) / 2, None), (26, by_13, None),
+                       (29, by_13, four if read_at_13 else None)):
+        h.sightings.append(_Sighting(f, f / 30, card, 0.99 if card else 0.2, c, 100.0, 0.714))
+    h.lying_at = (13, "under")
+    out = w._place(h, 30, 1.0)
+    assert [o.event for o in out] == ([["move", "4C", 13, "under"]] if moved else [])
+    assert w.table.cards[four].pile == (13 if moved else 4)
