@@ -2302,8 +2302,9 @@ class Watcher:
                 old.centre, old.also_at, old.index_at = s.centre.copy(), None, None  # picked up and put back (or its place re-read): no event
                 return []
             if old is not None and old.pile != q and not any(
-                    x.card == h.from_table and self._pile_at(x.centre) != old.pile for x in h.sightings):
-                # never read as that card away from its own pile: the shape followed off there was another
+                    x.shows(h.from_table) and self._pile_at(x.centre) != old.pile for x in h.sightings):
+                # never read as that card (nor leaning to it) away from its own pile: the shape followed off
+                # there was another
                 # (9159 at 1080p, models: the 4C beneath 4 read at its place as an unread shape there was
                 # followed; the trail leapt to an unread shape by the centre, and the 4C was "moved" to 13, a
                 # false WRONG_TARGET_PILE, and back, five times in the game). A card truly moved is read

@@ -2246,7 +2246,8 @@ def test_a_table_card_is_moved_only_when_read_away_from_its_own_pile(read_at_13,
     """The 4C lies beneath 4. Read at its place there, it is taken up as a table card being moved, but
     the shape followed from there comes to rest by the centre unread: it was not the 4C, and nothing is
     moved (9159 at 1080p, models: the 4C "moved" to 13 and back five times, each a false flag). Read
-    surely as the 4C where it lies by the centre, it was moved."""
+    surely as the 4C where it lies by the centre, it was moved (so it is when a look there only leans to
+    it: ``test_unsure_readings_that_agree_are_added_up`` moves a card no look reads surely)."""
     from companion.vision.table_model import TableCard
     from companion.vision.watcher import _Hand, _Sighting
     w = _clock_watcher(expected=8)
