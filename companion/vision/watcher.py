@@ -1026,6 +1026,9 @@ class Watcher:
                 out += self._vanished(h, index, t, view, force=True)  # the king went out of sight at a pile
             elif down is not None and h.lying_at is not None and h.missing >= p.side_wait:
                 out += self._place(h, index, t)  # it lay still at a pile, covered since: put down
+            elif down is not None and h.lying_at is None and self._covered_as_it_settled(h, index, t, down):
+                h.lying_at = down
+                out += self._place(h, index, t)  # lay still beneath its own pile, then the hand covered it
             elif down is not None and h.lying_at is None and (h.missing >= 3 * p.vanish_reads or (
                     down[1] == "under" and h.stack_seen >= 2 and h.missing >= 2 * p.vanish_reads)):
                 # slid beneath (or onto) a pile and covered since; sooner for one seen lying out beneath a
@@ -1369,6 +1372,22 @@ class Watcher:
         if max(x.height for x in run) > self.eff.max_lying_scale * self.geometry.pile_size_at(q, at):
             return None
         return q
+
+    def _covered_as_it_settled(self, h: _Hand, index: int, t: float, down: tuple[int, str]) -> bool:
+        """The hand card lay still beneath its own pile at its last looks, and the first regular look as long
+        after it came to rest as a card seen there waits (``moving_every`` frames) misses it: the hand that
+        let go covers it on its way to the stack, where the next card is turned. It is put down as that look
+        would have judged it, not when the hand has gone (9797 at 640x360, oracle: an 8D slid beneath 8,
+        still for two frames, then under the palm for six, was judged put down 267 ms late). Only beneath
+        the pile of its rank, where a card held there is put down anyway; a card missed lying anywhere else
+        may still be in the hand."""
+        p = self.params
+        pos = h.last_pos
+        return (h.missing == 1 and pos is not None and down == pos and pos[1] == "under"
+                and self._home_is(h, pos[0]) and not (pos[0] == h.source and not h.left_source)
+                and not h.lifted and not self._exchanging(h) and h.still >= p.still_reads
+                and index - h.still_from >= p.moving_every and h.last.frame >= index - p.moving_every
+                and not self._still_held(h, pos, t))
 
     def _carried_fast(self, h: _Hand) -> bool:
         """Its last two looks (at most ``CARRY_LOOKS_APART`` frames apart) say it was being carried, at
