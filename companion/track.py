@@ -95,7 +95,12 @@ def _view(ref: Referee) -> GameView:
         face_up.add(ref.card_in_hand)
     out = ref.outcome()
     king = Card.parse(out["last_card"]) if out and out.get("last_card") else None
-    return GameView(frozenset(face_up), ref.next_pile, ref.can_exchange(), king, ref.face_down_counts,
+    # where the next card most likely comes from: after a card taken from a wrong pile and put beneath its
+    # own, that pile (play goes on from it, or the take was misjudged: 9155 at 1080p, models, an AS judged
+    # taken from 4 and put beneath 1; the next card, turned at 1, was judged taken from 3, where the rules
+    # said play was, as nothing was seen of where it came from)
+    expected = ref.play_on_pile or ref.next_pile
+    return GameView(frozenset(face_up), expected, ref.can_exchange(), king, ref.face_down_counts,
                     ref.card_in_hand)
 
 

@@ -134,3 +134,24 @@ def test_track_with_the_models_and_zoom_runs_to_an_outcome(recording, capsys, mo
     _, _, err = _run(capsys, str(recording / "game.mp4"), "--layout", str(recording / "layout.json"),
                      "--json", "--recogniser", "oracle", "--zoom")
     assert "--zoom applies to the models only" in err
+
+
+def test_the_watcher_is_told_play_goes_on_where_a_card_taken_by_mistake_lies_beneath_its_own_pile():
+    """A 3C judged taken at 2 while play was at 1, then put beneath 3: the next card most likely comes
+    from 3 (played on from it, or the take was misjudged), and the watcher looks for it there, though the
+    rules still say 1 (9155 at 1080p, models: the next card, turned at 1 after an AS judged taken from 4
+    and put beneath 1, was judged taken where the rules said play was). Put back, play is at 1 again."""
+    from companion.rules.referee import Referee
+    from companion.track import _view
+    ref = Referee()
+    for e in (["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"]):
+        ref.observe(e)
+    assert _view(ref).expected_pile == 1
+    ref.observe(["place", 3, "under"])
+    assert ref.next_pile == 1 and _view(ref).expected_pile == 3
+    ref.observe(["turn", 3])
+    assert ref.next_pile == 3  # played on from: adopted
+    ref = Referee()
+    for e in (["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"], ["return", 2]):
+        ref.observe(e)
+    assert _view(ref).expected_pile == 1

@@ -242,6 +242,33 @@ class Referee:
         """True once the fourth king is face up (and no Watch exchange is under way)."""
         return self._ended()
 
+    @property
+    def play_on_pile(self) -> int | None:
+        """Where play goes on if the player plays on from the card last taken from a wrong pile: the pile of
+        its rank, where it lies face up beneath (:meth:`_played_on` then adopts it as played). None when no
+        such card lies there, a card is in the hand, or the game is over. The next card most likely comes
+        from there (a flagged take put back goes back face down instead), though ``next_pile`` is where the
+        rules say it must.
+
+        >>> ref = Referee()
+        >>> for e in (["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"]):
+        ...     _ = ref.observe(e)
+        >>> ref.play_on_pile is None, ref.next_pile  # the 3C is in the hand, taken at 2 while play is at 1
+        (True, 1)
+        >>> _ = ref.observe(["place", 3, "under"])
+        >>> ref.play_on_pile, ref.next_pile
+        (3, 1)
+        """
+        s = self._s
+        if s.hand is not None or self._ended() or s.declared is not None or s.source_unknown:
+            return None
+        taken = [c for c, f in s.misplaced.items() if f is Flag.WRONG_SOURCE_PILE]
+        if not taken:
+            return None
+        card = taken[-1]
+        home = card.home_pile
+        return home if s.where.get(card) == (home, "under") and home != s.next_pile and s.down[home] > 0 else None
+
     def can_exchange(self) -> bool:
         s = self._s
         return (self.variant == "watch" and self._ended() and not s.exchange_used

@@ -292,8 +292,9 @@ class GameView:
     """What the watcher is told about the game (plain data from the caller, e.g. the referee)."""
 
     face_up: frozenset = frozenset()  # cards face up on the table or in the hand
-    expected_pile: int | None = CENTRE  # the pile play is at: never evidence of what a card is; the source of
-    # a card only when nothing was seen of where it came from (see ``Watcher._source``)
+    expected_pile: int | None = CENTRE  # the pile play is at (or most likely goes on from: see
+    # ``Referee.play_on_pile``): never evidence of what a card is; the source of a card only when nothing was
+    # seen of where it came from (see ``Watcher._source``)
     exchange_possible: bool = False  # Watch: the fourth king may be exchanged now
     last_king: Card | None = None
     face_down: dict | None = None  # pile -> face-down cards left (None: unknown)
