@@ -98,6 +98,9 @@ HAND_CLEAR = 0.6
 HAND_CLEAR_OF_TABLE = 0.8
 #: card heights from where the hand card came to rest within which motion after it did is a hand letting go
 LET_GO_REACH = 1.0
+#: card heights: a hand card first named in a look this far from where the unread shape it was followed as
+#: lay still was never that shape (see ``Watcher._track``)
+NAMED_AWAY_JUMP = 1.5
 #: seconds a card may rest on a stack with nothing stirring near it and still be in the hand (a pause on the
 #: way: the simulator's last 1.2-2.5 s)
 HELD_STILL_S = 3.0
@@ -1489,6 +1492,7 @@ class Watcher:
                 h.leant_suits.update(np.nonzero(np.asarray(suit_p) >= LEANING)[0].tolist())
         h.sightings.append(s)
         h.reads.append(card)
+        known_before = h.announced or h.from_table is not None
         self._believe(h, view, seen_table)
         out += self._announce(h, index, t, view)
         h.idle = h.idle + 1 if moved < p.still_tolerance else 0
@@ -1521,6 +1525,12 @@ class Watcher:
             # off: it was never put down there (9037's 7S, 9014's 9C, 9038's TH at 1080p: "put on top" of the
             # pile they came from, flagged, then moved to where they went). (A card of that pile's own rank
             # may truly be put on top of it, a mistake to flag at once: as before.)
+            h.lying_at = None
+        if h.lying_at is not None and not stays and not known_before and moved >= NAMED_AWAY_JUMP:
+            # named first here, far from where the unread shape it was followed as lay still: that shape was
+            # not this card, which was never put down there (9128 at 1080p, models: a TD read once by 7, then
+            # followed as unread shapes to one lying by 8, was read lying beneath 10 and judged put beneath
+            # 8 and moved to 10, a false WRONG_TARGET_PILE)
             h.lying_at = None
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
                 and not self._exchanging(h):

@@ -2291,3 +2291,28 @@ def test_a_card_lying_still_beneath_its_pile_then_covered_is_put_down_at_once(pi
     events = [o.event for o in w._observe(still_until + 1, (still_until + 1) / 30, Detections.empty(), view)]
     assert (events == [["place", pile, "under"]]) is placed
     assert (w.hand is None) is placed
+
+
+@pytest.mark.parametrize("named_at", [10, 8])
+def test_a_card_first_named_far_from_the_unread_shape_it_was_followed_as_was_never_put_down_there(named_at):
+    """A TD read once by 7 (not yet named: one reading) is followed as an unread shape that comes to lie
+    still beneath 8, then is read surely lying beneath ``named_at``. Read beneath 10, far from that shape,
+    the shape was not the TD: it was never put down at 8, and goes beneath 10 (9128 at 1080p, models: judged
+    put beneath 8 and moved to 10, a false WRONG_TARGET_PILE). Read where the shape lay, it is the shape."""
+    w = _clock_watcher(expected=7)
+    view = GameView(expected_pile=7)
+    card = Card.parse("TD")
+    at7 = w.layout.centres[6] + 0.3 * w.h * w.layout.outward[6]
+    w._observe(1, 1 / 30, Detections.from_rows([_one_up(w, at7, card)]), view)
+    at8 = w.layout.centres[7] + 0.6 * w.h * w.layout.outward[7]
+    w._observe(4, 4 / 30, Detections.from_rows([_one_up(w, (at7 + at8) / 2)]), view)
+    for f in range(7, 17, 3):
+        w._observe(f, f / 30, Detections.from_rows([_lying(w, 8, 0.6, 0.0, 1.0, None)]), view)
+    assert w.hand is not None and not w.hand.announced and w.hand.lying_at == (8, "under")
+    events = []
+    for f in range(19, 32, 3):  # (far off, a new shape: taken for the hand card at the third look)
+        events += [o.event for o in w._observe(
+            f, f / 30, Detections.from_rows([_lying(w, named_at, 0.6, 0.0, 1.0, card)]), view)]
+    places = [e for e in events if e[0] in ("place", "move")]
+    assert places[:1] == [["place", named_at, "under"]]
+    assert len(places) == 1
