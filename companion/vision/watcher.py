@@ -101,6 +101,8 @@ LET_GO_REACH = 1.0
 #: card heights: a hand card first named in a look this far from where the unread shape it was followed as
 #: lay still was never that shape (see ``Watcher._track``)
 NAMED_AWAY_JUMP = 1.5
+#: card heights beyond ``under_sure`` within which a card still sliding in towards the stack is not at rest
+SLIDE_BAND = 0.1
 #: seconds a card may rest on a stack with nothing stirring near it and still be in the hand (a pause on the
 #: way: the simulator's last 1.2-2.5 s)
 HELD_STILL_S = 3.0
@@ -1002,6 +1004,12 @@ class Watcher:
                 # stack, is about to be carried off
                 lying_still = h.still >= 2 and h.left_source
                 reach = self._hand_reach(h.last.frame, index, STILL_HAND_REACH if lying_still else 1.5)
+                if self._read_lying_at_home(h):
+                    # read lying beneath its own pile at its last two looks: put down there, however long
+                    # it is unseen (9128 at 1080p, models: the 3D read twice beneath 3, its place jittering,
+                    # then missed a look, was taken for the 4H turned over next at 3 and carried, unread,
+                    # 1.3 card heights off, and judged put beneath 4, a false WRONG_TARGET_PILE)
+                    lying_still, reach = True, STILL_HAND_REACH * self.h
                 # where it is carried to (its last two looks' pace, kept on): a card carried fast is
                 # nearer there than where it was, and an unread table card it passed (half hidden by the
                 # arm, its quad off its place) nearer where it was (9069 at 1080p: the 6H lying by 6,
@@ -1377,6 +1385,15 @@ class Watcher:
             return None
         return q
 
+    def _read_lying_at_home(self, h: _Hand) -> bool:
+        """The hand card, carried off the pile it came from, was read surely as itself at its last two looks,
+        both out in the fan of the pile of its rank (``_beneath``; its size not asked: a trained detector's
+        quads of a card lying there scatter, and one a little big is taken for held up)."""
+        if h.card is None or not h.left_source or len(h.sightings) < 2:
+            return False
+        home = h.card.home_pile
+        return all(x.card == h.card and self._beneath(home, x.centre) for x in h.sightings[-2:])
+
     def _covered_as_it_settled(self, h: _Hand, index: int, t: float, down: tuple[int, str]) -> bool:
         """The hand card lay still beneath its own pile at its last looks, and the first regular look as long
         after it came to rest as a card seen there waits (``moving_every`` frames) misses it: the hand that
@@ -1518,7 +1535,13 @@ class Watcher:
                     # (2000: a 7S turned by 9 out of turn, still there before it was read)
                     h.lying_at = None
         crept = h.still_at is not None and float(np.linalg.norm(s.centre - h.still_at)) / self.h >= p.still_tolerance
-        stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and \
+        # sliding in towards the stack from just beyond ``under_sure``, if slower than still_tolerance a look:
+        # not at rest yet (9816 at 640x360, oracle: a 9S slid onto 9's stack askew, 0.23, 0.20, then 0.16 card
+        # heights out, was judged beneath at 0.20 and the WRONG_SIDE missed)
+        sliding_in = pos is not None and pos[1] != "top" and len(h.sightings) >= 2 \
+            and self._along(pos[0], s.centre) < p.under_sure + SLIDE_BAND \
+            and self._along(pos[0], h.sightings[-2].centre) - self._along(pos[0], s.centre) >= 0.5 * p.still_tolerance
+        stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and not sliding_in and \
             (h.lying_at is None or h.lying_at[0] == pos[0])
         if not stays and self._shown_at_source(h, left_before):
             # shown a moment on top of the stack it was just turned over at (or out in its fan), then carried

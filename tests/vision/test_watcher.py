@@ -2316,3 +2316,45 @@ def test_a_card_first_named_far_from_the_unread_shape_it_was_followed_as_was_nev
     places = [e for e in events if e[0] in ("place", "move")]
     assert places[:1] == [["place", named_at, "under"]]
     assert len(places) == 1
+
+
+@pytest.mark.parametrize("read_at", [3, 5])
+def test_a_card_read_lying_beneath_its_own_pile_is_not_followed_off_as_an_unread_shape(read_at):
+    """A 3D, taken at 7 unseen, is read surely at two looks out in the fan of ``read_at`` (its place jittering,
+    so never lying still by count), missed a look, and then an unread shape shows 1.0 card heights off.
+    Read beneath its own pile (3), it was put down there: the shape is another card, and the 3D is put
+    beneath 3 as it shows (9128 at 1080p, models: the 3D was taken for the 4H turned next
+    at 3 and carried, unread, and judged put beneath 4). Read beneath 5, it may still be carried."""
+    w = _clock_watcher(expected=7)
+    view = GameView(expected_pile=7)
+    card = Card.parse("3D")
+    for f, along in ((10, 0.5), (13, 0.62)):
+        w._observe(f, f / 30, Detections.from_rows([_lying(w, read_at, along, 0.0, 1.0, card)]), view)
+    h = w.hand
+    assert h is not None and h.announced and h.card == card and h.left_source
+    w._observe(16, 16 / 30, Detections.empty(), view)
+    u = w.layout.outward[read_at - 1]
+    shape = h.last.centre + 1.0 * w.h * np.array([-u[1], u[0]])
+    events = [o.event for o in w._observe(17, 17 / 30, Detections.from_rows([_one_up(w, shape)]), view)]
+    assert (w.hand is h and float(np.linalg.norm(h.last.centre - shape)) < 1) is (read_at != 3)
+    assert (events == [["place", 3, "under"]]) is (read_at == 3)
+
+
+@pytest.mark.parametrize("last_along, beneath", [(0.185, False), (0.21, True)])
+def test_a_card_still_sliding_in_towards_the_stack_is_not_yet_beneath(last_along, beneath):
+    """A 9S carried from the centre comes to lie 0.21 card heights out from 9's stack, then ``last_along``
+    a look later. Slid in 0.025 (slower than a card moves, just beyond ``under_sure``), it is still on its
+    way onto the stack, not beneath (9816 at 640x360, oracle: put askew on top at 0.16, judged beneath at
+    0.18 and the WRONG_SIDE missed); lying where it was, it is beneath."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    card = Card.parse("9S")
+    centre, out = w.layout.centres[12], w.layout.outward[12]
+    for f in (1, 2):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + 0.05 * w.h * out, card)]), view)
+    w._observe(5, 5 / 30, Detections.from_rows([_lying(w, 9, -1.0, 0.0, 1.0, card)]), view)
+    events = []
+    for f, along in ((8, 0.21), (11, last_along)):
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_lying(w, 9, along, 0.0, 1.0, card)]),
+                                               view)]
+    assert (["place", 9, "under"] in events) is beneath
