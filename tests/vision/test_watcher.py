@@ -458,6 +458,18 @@ def _one_up(w: Watcher, point, card: Card | None = None, size: float | None = No
     return (quad, (x - 6, y - long_ / 2, x + 6, y - long_ / 2 + 16), rank, suit, conf, conf, True, 0.0)
 
 
+def _read_at_the_centre(code: str):
+    """A watcher (play at the centre) whose hand card ``code`` was read twice as it was turned over there.
+    Returns the watcher, its view and the card."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    card = Card.parse(code)
+    centre, out = w.layout.centres[12], w.layout.outward[12]
+    for f in (1, 2):
+        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + 0.05 * w.h * out, card)]), view)
+    return w, view, card
+
+
 def _still_frames(w: Watcher, n: int = 3) -> None:
     """Feed ``n`` identical frames to the change gate (nothing moves anywhere)."""
     img = np.full((720, 1280, 3), 90, np.uint8)
@@ -714,12 +726,8 @@ def test_a_card_last_seen_carried_fast_is_not_put_down_where_it_passed(first, la
     half a card height a frame, it only passed the centre's fan: lost on its way, it went beneath its own
     pile unseen (9104 at 1080p, models: the first card, a 9D carried from the centre to 9, was judged put
     beneath 13, a false WRONG_TARGET_PILE). Seen still out there, it was put down there."""
-    w = _clock_watcher(expected=13)
-    view = GameView(expected_pile=13)
-    card = Card.parse("9D")
+    w, view, card = _read_at_the_centre("9D")
     centre, out = w.layout.centres[12], w.layout.outward[12]
-    for f in (1, 2):
-        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + 0.05 * w.h * out, card)]), view)
     assert w.hand is not None and w.hand.card == card and w.hand.source == 13
     for f, along in ((3, first), (4, last)):
         w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + along * w.h * out)]), view)
@@ -2275,12 +2283,8 @@ def test_a_card_lying_still_beneath_its_pile_then_covered_is_put_down_at_once(pi
     ``still_until``; the next regular look misses it (the palm that let go covers it on its way to the
     stack). Beneath its own pile, after lying still as long as a card seen there waits, it is put down at
     that look, not when the hand has gone (9797 at 640x360, oracle: 267 ms late)."""
-    w = _clock_watcher(expected=13)
-    view = GameView(expected_pile=13)
-    card = Card.parse("8D")
-    centre, out = w.layout.centres[12], w.layout.outward[12]
-    for f in (1, 2):
-        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + 0.05 * w.h * out, card)]), view)
+    w, view, card = _read_at_the_centre("8D")
+    centre = w.layout.centres[12]
     beneath = w.layout.centres[pile - 1] + 0.6 * w.h * w.layout.outward[pile - 1]
     w._observe(5, 5 / 30, Detections.from_rows([_one_up(w, (centre + beneath) / 2, card)]), view)
     events = []
@@ -2346,12 +2350,7 @@ def test_a_card_still_sliding_in_towards_the_stack_is_not_yet_beneath(last_along
     a look later. Slid in 0.025 (slower than a card moves, just beyond ``under_sure``), it is still on its
     way onto the stack, not beneath (9816 at 640x360, oracle: put askew on top at 0.16, judged beneath at
     0.18 and the WRONG_SIDE missed); lying where it was, it is beneath."""
-    w = _clock_watcher(expected=13)
-    view = GameView(expected_pile=13)
-    card = Card.parse("9S")
-    centre, out = w.layout.centres[12], w.layout.outward[12]
-    for f in (1, 2):
-        w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre + 0.05 * w.h * out, card)]), view)
+    w, view, card = _read_at_the_centre("9S")
     w._observe(5, 5 / 30, Detections.from_rows([_lying(w, 9, -1.0, 0.0, 1.0, card)]), view)
     events = []
     for f, along in ((8, 0.21), (11, last_along)):
