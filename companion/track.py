@@ -100,7 +100,10 @@ def _view(ref: Referee) -> GameView:
     # taken from 4 and put beneath 1; the next card, turned at 1, was judged taken from 3, where the rules
     # said play was, as nothing was seen of where it came from)
     expected = ref.play_on_pile or ref.next_pile
-    return GameView(frozenset(face_up), expected, ref.can_exchange(), king, ref.face_down_counts,
+    # (at most: a pile counted empty that may still hold a card, its take misjudged, may have a card put on
+    # top of it: 9155 at 1080p, models, an AH put on top of 1, counted empty after a take misjudged there,
+    # was judged beneath and the WRONG_SIDE missed)
+    return GameView(frozenset(face_up), expected, ref.can_exchange(), king, ref.face_down_at_most,
                     ref.card_in_hand)
 
 

@@ -155,3 +155,18 @@ def test_the_watcher_is_told_play_goes_on_where_a_card_taken_by_mistake_lies_ben
     for e in (["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"], ["return", 2]):
         ref.observe(e)
     assert _view(ref).expected_pile == 1
+
+
+def test_the_watcher_is_told_a_pile_may_hold_a_card_its_misjudged_take_was_counted_from():
+    """The 3C was seen taken at 2 while play was at 1, then played on from: it may have come from 1, so 2
+    may still hold its fourth card. The watcher is told the most each pile may hold (a pile counted empty
+    surely has no stack to put a card on top of: 9155 at 1080p, models, an AH put on top of 1 after a take
+    misjudged there was judged beneath, the WRONG_SIDE missed)."""
+    from companion.rules.referee import Referee
+    from companion.track import _view
+    ref = Referee()
+    for e in (["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"],
+              ["place", 3, "under"], ["turn", 3]):
+        ref.observe(e)
+    assert ref.face_down_counts[2] == 3 and ref.face_down_counts[1] == 4
+    assert _view(ref).face_down[2] == 4 and _view(ref).face_down[1] == 4

@@ -198,6 +198,24 @@ class Referee:
         return dict(self._s.down)
 
     @property
+    def face_down_at_most(self) -> dict[int, int]:
+        """The face-down cards each pile may still hold: ``face_down_counts``, plus one at each pile a card
+        played on from was seen taken at, while it may have come from where play was instead (see
+        ``_played_on``). A pile counted empty here has surely no stack to put a card on top of.
+
+        >>> ref = Referee()
+        >>> for e in (["turn", 13], ["see", "AC"], ["place", 1, "under"], ["turn", 2], ["see", "3C"],
+        ...           ["place", 3, "under"], ["turn", 3]):
+        ...     _ = ref.observe(e)
+        >>> ref.face_down_counts[2], ref.face_down_at_most[2]  # the 3C may have come from 1, not 2
+        (3, 4)
+        """
+        out = dict(self._s.down)
+        for src, _ in self._s.carried:
+            out[src] += 1
+        return out
+
+    @property
     def face_up_cards(self) -> dict[Card, tuple[int, str]]:
         """Every face-up card on the table and where it lies (pile, side)."""
         return dict(self._s.where)
