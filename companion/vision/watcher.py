@@ -1537,8 +1537,12 @@ class Watcher:
         crept = h.still_at is not None and float(np.linalg.norm(s.centre - h.still_at)) / self.h >= p.still_tolerance
         # sliding in towards the stack from just beyond ``under_sure``, if slower than still_tolerance a look:
         # not at rest yet (9816 at 640x360, oracle: a 9S slid onto 9's stack askew, 0.23, 0.20, then 0.16 card
-        # heights out, was judged beneath at 0.20 and the WRONG_SIDE missed)
+        # heights out, was judged beneath at 0.20 and the WRONG_SIDE missed). Only where the detector's places
+        # scatter no more than ``still_tolerance`` allows unwidened: a trained detector's jitter looks like a
+        # slide (9156 at 1080p, models: a KD put on top of 13, its quad jumping 0.1-0.25 card heights between
+        # looks, was never at rest there and was judged beneath when it was picked up to be corrected)
         sliding_in = pos is not None and pos[1] != "top" and len(h.sightings) >= 2 \
+            and p.still_tolerance <= self.params.still_tolerance \
             and self._along(pos[0], s.centre) < p.under_sure + SLIDE_BAND \
             and self._along(pos[0], h.sightings[-2].centre) - self._along(pos[0], s.centre) >= 0.5 * p.still_tolerance
         stays = pos is not None and not lifted and moved < p.still_tolerance and not crept and not sliding_in and \
