@@ -1404,7 +1404,9 @@ class Watcher:
         may still be in the hand."""
         p = self.params
         pos = h.last_pos
-        return (h.missing == 1 and pos is not None and down == pos and pos[1] == "under"
+        beneath = pos is not None and (pos[1] == "under" or pos[1] == "near" and self._side_by_place(
+            pos[0], h.last.centre, h) == "under")  # (9817 at 640x360, oracle: a JD slid in to 0.25 card heights)
+        return (h.missing == 1 and pos is not None and down == pos and beneath
                 and self._home_is(h, pos[0]) and not (pos[0] == h.source and not h.left_source)
                 and not h.lifted and not self._exchanging(h) and h.still >= p.still_reads
                 and index - h.still_from >= p.moving_every and h.last.frame >= index - p.moving_every

@@ -2274,24 +2274,26 @@ def test_a_table_card_is_moved_only_when_read_away_from_its_own_pile(read_at_13,
     assert w.table.cards[four].pile == (13 if moved else 4)
 
 
-@pytest.mark.parametrize("pile, still_until, placed", [
-    (8, 10, True),    # still beneath its own pile three looks over two frames, then covered: put down now
-    (8, 9, False),    # covered a frame sooner, before it lay still as long as a seen card must: not yet
-    (9, 10, False)])  # beneath another pile: it may still be in the hand (a seen card there is judged as before)
-def test_a_card_lying_still_beneath_its_pile_then_covered_is_put_down_at_once(pile, still_until, placed):
+@pytest.mark.parametrize("pile, still_until, placed, along", [
+    (8, 10, True, 0.6),    # still beneath its own pile three looks over two frames, then covered: put down now
+    (8, 10, True, 0.25),   # ... so close to the stack only its place says beneath (9817 at 640x360, oracle)
+    (8, 9, False, 0.6),    # covered a frame sooner, before it lay still as long as a seen card must: not yet
+    (9, 10, False, 0.6)])  # beneath another pile: it may still be in the hand (a seen card there is judged as before)
+def test_a_card_lying_still_beneath_its_pile_then_covered_is_put_down_at_once(pile, still_until, placed, along):
     """An 8D taken from the centre is slid out beneath ``pile`` and lies still there until frame
     ``still_until``; the next regular look misses it (the palm that let go covers it on its way to the
     stack). Beneath its own pile, after lying still as long as a card seen there waits, it is put down at
     that look, not when the hand has gone (9797 at 640x360, oracle: 267 ms late)."""
     w, view, card = _read_at_the_centre("8D")
     centre = w.layout.centres[12]
-    beneath = w.layout.centres[pile - 1] + 0.6 * w.h * w.layout.outward[pile - 1]
+    beneath = w.layout.centres[pile - 1] + along * w.h * w.layout.outward[pile - 1]
     w._observe(5, 5 / 30, Detections.from_rows([_one_up(w, (centre + beneath) / 2, card)]), view)
     events = []
     for f in range(8, still_until + 1):
-        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_lying(w, pile, 0.6, 0.0, 1.0, card)]),
-                                               view)]
-    assert w.hand is not None and w.hand.last_pos == (pile, "under") and not any(e[0] == "place" for e in events)
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows(
+            [_lying(w, pile, along, 0.0, 1.0, card)]), view)]
+    assert w.hand is not None and w.hand.last_pos == (pile, "under" if along > 0.5 else "near")
+    assert not any(e[0] == "place" for e in events)
     events = [o.event for o in w._observe(still_until + 1, (still_until + 1) / 30, Detections.empty(), view)]
     assert (events == [["place", pile, "under"]]) is placed
     assert (w.hand is None) is placed
