@@ -280,12 +280,20 @@ class Referee:
         s = self._s
         if s.hand is not None or self._ended() or s.declared is not None or s.source_unknown:
             return None
+        card = self._taken_lying_at_home()
+        if card is None:
+            return None
+        home = card.home_pile
+        return home if home != s.next_pile and s.down[home] > 0 else None
+
+    def _taken_lying_at_home(self) -> Card | None:
+        """The card last taken from a wrong pile, if it lies face up beneath the pile of its rank."""
+        s = self._s
         taken = [c for c, f in s.misplaced.items() if f is Flag.WRONG_SOURCE_PILE]
         if not taken:
             return None
         card = taken[-1]
-        home = card.home_pile
-        return home if s.where.get(card) == (home, "under") and home != s.next_pile and s.down[home] > 0 else None
+        return card if s.where.get(card) == (card.home_pile, "under") else None
 
     def can_exchange(self) -> bool:
         s = self._s
@@ -450,11 +458,8 @@ class Referee:
         taken as played: one mistake, one flag, not one at every later card (and when the take was misjudged,
         e.g. seen at the wrong pile, play is followed again)."""
         s = self._s
-        taken = [c for c, f in s.misplaced.items() if f is Flag.WRONG_SOURCE_PILE]
-        if not taken:
-            return None
-        card = taken[-1]
-        if card.home_pile != p or s.where.get(card) != (p, "under"):
+        card = self._taken_lying_at_home()
+        if card is None or card.home_pile != p:
             return None
         del s.misplaced[card]
         src = s.pending_source.pop(card, None)
