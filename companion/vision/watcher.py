@@ -357,6 +357,7 @@ class _Hand:
     leant_ranks: set = field(default_factory=set)  # rank ids some look gave at least even odds
     leant_suits: set = field(default_factory=set)  # ... and suit ids
     source: int | None = None
+    play_was_at: int | None = None  # where play was when it was announced taken (its source elsewhere: out of turn)
     missing: int = 0
     still: int = 0  # recognitions in a row lying still
     still_from: int = 0  # frame of the first of them (lying still takes moving_every frames, however many looks)
@@ -1139,8 +1140,18 @@ class Watcher:
             # found again: close enough to where it was lost, or read as a card it was read as (a card
             # carried fast across the clock, out of reach: 9016's 6C read at pile 1, next seen at 6
             # 12 frames later, was judged taken from 6)
+            # (a shape never read nor leaning to a card, seen at one place only, was never seen carried: it
+            # is found again only near where it lay, not as far as a carried card may go meanwhile; 9161 at
+            # 1080p, models: the 5H lying beneath 5, seen once as an unread shape as the arm went by, was
+            # "found again" as the 8H turned out of turn at 10, 5.5 card heights off 15 frames later, and
+            # the 8H judged taken where play was, from its first look, and put beneath 10 at once)
+            carried = any(x.card is not None or x.leans is not None for x in o.sightings) if o is not None \
+                else False
+            carried = carried or o is not None and any(
+                float(np.linalg.norm(x.centre - o.sightings[0].centre)) > REST_SPREAD * self.h for x in o.sightings)
             if o is not None and index - o.last.frame <= 30 and (
-                    float(np.linalg.norm(centres[i] - o.last.centre)) < self._hand_reach(o.last.frame, index, 2.5)
+                    float(np.linalg.norm(centres[i] - o.last.centre)) < self._hand_reach(
+                        o.last.frame, index if carried else o.last.frame, 2.5)
                     or (reads[i][0] is not None and any(x.shows(reads[i][0]) for x in o.sightings))):
                 h = self.hand = o  # the card lost from sight a moment ago, found again
                 h.missing = 0
@@ -1606,7 +1617,7 @@ class Watcher:
             # stack's fan too: a card turned out of turn is shown there, then turned face down and put back;
             # 9123 at 1080p, models: an AS turned at 8, held 0.4 s half a card height out in 8's fan, was
             # judged put beneath 8 after three looks, a false WRONG_TARGET_PILE and the return missed)
-            shown = at_source and not self._home_is(h, pos[0]) and (pos[1] == "top" or self._lifted_at_source(h))
+            shown = at_source and not self._home_is(h, pos[0]) and self._turned_over_there(h, pos[1])
             if h.lying_reads >= p.side_wait or not shown and (
                     pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2
                     or self._side_by_place(pos[0], s.centre, h) is not None):
@@ -1754,7 +1765,15 @@ class Watcher:
         left = h.left_source if left_source is None else left_source
         return h.lying_at is not None and h.from_table is None and h.lying_at[0] == h.source and not left \
             and h.lying_reads < self.eff.side_wait and not self._home_is(h, h.source) \
-            and (h.lying_at[1] == "top" or self._lifted_at_source(h))
+            and self._turned_over_there(h, h.lying_at[1])
+
+    def _turned_over_there(self, h: _Hand, side: str) -> bool:
+        """The hand card lying on ``side`` of the pile it was taken from was turned over there, to be shown:
+        on its stack, its back seen there as it was lifted, or judged taken out of turn (where play was not:
+        a player who turned the wrong card puts it back; 9163 at 1080p, models: a QC turned at 11 by
+        mistake, first seen held there with both indices, no back seen, lying 0.4 card heights out in 11's
+        fan, was judged put beneath 11 after three looks, a false WRONG_TARGET_PILE and its return missed)."""
+        return side == "top" or self._lifted_at_source(h) or h.play_was_at not in (None, h.source)
 
     @staticmethod
     def _lifted_at_source(h: _Hand) -> bool:
@@ -2049,6 +2068,7 @@ class Watcher:
             self._exchange_pending = False
         else:
             h.source, decided = self._source_by_stacks(self._source(h), h)
+            h.play_was_at = view.expected_pile
             missed = self._missed_card(h, index, t, view)
             if missed:
                 out.extend(missed)

@@ -808,6 +808,31 @@ def test_an_unread_shape_found_again_after_a_while_must_lie_still_again(gap, pla
     assert (["place", 8, "under"] in [o.event for o in out]) is placed
 
 
+@pytest.mark.parametrize("seen_moving", [False, True])
+def test_an_unread_shape_seen_at_one_place_only_is_not_found_again_far_off(seen_moving):
+    """An unread shape seen out in 5's fan, lost from sight, and 15 frames later an unread shape by 8, 4.2
+    card heights off. Seen at one place only, never read, it was never seen carried: the shape by 8 is a
+    new card (9161 at 1080p, models: the 5H beneath 5, seen once as an unread shape as the arm went by,
+    was "found again" as the 8H turned out of turn at 10, whose source was then judged from that first look).
+    Seen moving, it was a card carried, and a hand carries a card that far in 15 frames: found again."""
+    w = _clock_watcher(expected=7)
+    view = GameView(expected_pile=7)
+    u5, u8 = w.layout.outward[4], w.layout.outward[7]
+    at5, by8 = w.layout.centres[4] + 0.5 * w.h * u5, w.layout.centres[7] + 0.5 * w.h * u8
+    _still_frames(w)
+    w._observe(3, 3 / 30, Detections.from_rows([_one_up(w, at5, None)]), view)
+    if seen_moving:
+        w._observe(4, 4 / 30, Detections.from_rows([_one_up(w, at5 + 0.5 * w.h * u5, None)]), view)
+    for f in range(5, 12):
+        w._observe(f, f / 30, Detections.empty(), view)
+    lost = w._orphan
+    assert w.hand is None and lost is not None
+    assert 2.5 * w.h < float(np.linalg.norm(by8 - lost.last.centre)) < 0.35 * 15 * w.h
+    w._observe(lost.last.frame + 15, 0.6, Detections.from_rows([_one_up(w, by8, None)]), view)
+    assert w.hand is not None
+    assert (w.hand is lost) is seen_moving
+
+
 def _lying_beneath(pile: int, code: str, moving: bool):
     """A watcher with ``code`` lying beneath ``pile`` (play at the next pile), still frames, and a hand
     moving over the card when ``moving``: (watcher, view, the card's place, the card)."""
@@ -2008,6 +2033,37 @@ def test_a_card_shown_out_in_the_fan_of_the_pile_it_came_from_is_not_put_down_th
     else:
         for f in range(10, 20):
             events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)]
+    assert events == want
+
+
+@pytest.mark.parametrize("play_at, want", [
+    (7, [["turn", 8], ["see", "AS"], ["return", 8]]),
+    (8, [["turn", 8], ["see", "AS"], ["place", 8, "under"]])])
+def test_a_card_turned_out_of_turn_and_shown_in_that_piles_fan_is_not_put_down_there(play_at, want):
+    """An AS first seen held up by 8's stack with both indices (turned over there; no back seen), then lying
+    0.4 card heights out in 8's fan for four looks, then turning over and gone with backs seen at 8. Play was
+    at 7: it was turned out of turn and shown there, then put back face down (9163 at 1080p, models: a QC
+    turned at 11 by mistake lay so in 11's fan and was judged put beneath 11 after three looks, a false
+    WRONG_TARGET_PILE and the return missed). Play was at 8: a card taken where play is and lying still
+    beneath that same pile, not its own, was put there by mistake, flagged as soon as it lies still."""
+    w = _clock_watcher(expected=play_at)
+    view = GameView(expected_pile=play_at)
+    card = Card.parse("AS")
+    u = w.layout.outward[7]
+    held, lying = w.layout.centres[7] + 0.3 * w.h * u, w.layout.centres[7] + 0.4 * w.h * u
+    _still_frames(w)
+    events = []
+    for f in (3, 6):  # a look every third frame, as while a hand moves
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, held, card) + (True,)]), view)]
+    for f in (9, 12, 15, 18):
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, lying, card) + (False,)]), view)]
+    turning = lying + 0.4 * w.h * np.array([-u[1], u[0]])
+    rows = [_one_up(w, lying, None) + (False,), _one_up(w, turning, None) + (False,)]
+    events += [o.event for o in w._observe(21, 21 / 30, Detections.from_rows(rows), view)]
+    for f in range(24, 60, 3):
+        if f in (27, 30):
+            w.fd_recent.append((f, 8, lying.copy()))
+        events += [o.event for o in w._observe(f, f / 30, Detections.empty(), view)]
     assert events == want
 
 
