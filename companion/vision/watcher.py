@@ -1378,9 +1378,10 @@ class Watcher:
         return None
 
     def _stuck_by(self, h: _Hand) -> int | None:
-        """The stack a read hand card (off the pile it came from) has lain by for its last ``STUCK_LOOKS``
-        readings, over ``STUCK_FRAMES`` frames or more, within ``STUCK_SPREAD`` card heights of where it lies,
-        no bigger than a card lying there, within ``STUCK_REACH`` card heights of that stack; else None."""
+        """The stack of its own pile a read hand card (off the pile it came from) has lain by for its last
+        ``STUCK_LOOKS`` readings, over ``STUCK_FRAMES`` frames or more, within ``STUCK_SPREAD`` card heights of
+        where it lies, no bigger than a card lying there, within ``STUCK_REACH`` card heights of that stack;
+        else None."""
         if not h.announced or h.from_table is not None or h.card is None or not h.left_source or self._exchanging(h):
             return None
         run = [x for x in h.sightings if x.card == h.card][-STUCK_LOOKS:]
@@ -1391,6 +1392,12 @@ class Watcher:
             return None
         q = self._nearest_pile(at)
         if self._stack_distances(at)[q - 1] > STUCK_REACH:
+            return None
+        if not self._home_is(h, q):
+            # by another pile's stack, a card held still is a hand pausing on its way (9164 at 1080p, models: a
+            # 9H carried from 6 to 9, held 1.3 s over the stack of 8, its quads no bigger than a lying card's
+            # to a trained detector, was judged put beneath 8, a false WRONG_TARGET_PILE); a card truly put
+            # down there is put down when the next card is read (``_observe``'s "stuck" rule)
             return None
         if max(x.height for x in run) > self.eff.max_lying_scale * self.geometry.pile_size_at(q, at):
             return None

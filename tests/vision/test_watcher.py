@@ -1835,17 +1835,20 @@ def test_a_card_showing_as_the_last_one_is_judged_down_keeps_the_backs_seen_sinc
     assert w._source(new) == source
 
 
-@pytest.mark.parametrize("looks, drift, placed", [(10, 0.0, True), (9, 0.0, False), (10, 0.04, False)])
-def test_a_read_card_lying_still_by_a_stack_at_no_lying_place_is_put_down_there(looks, drift, placed):
+@pytest.mark.parametrize("code, looks, drift, placed", [
+    ("4H", 10, 0.0, True), ("4H", 9, 0.0, False), ("4H", 10, 0.04, False), ("9H", 10, 0.0, False)])
+def test_a_read_card_lying_still_by_its_own_stack_at_no_lying_place_is_put_down_there(code, looks, drift, placed):
     """A 4H read lying still 0.23 card heights out from 4's stack and 0.33 across its fan, where its quad
     fits no lying place (the detector's quad of a card slid well beneath a stack, one corner showing), for
     ``looks`` readings four frames apart: ten, over thirty frames, and it was put down beneath 4 (9119 at
     1080p, models: it lay read for a hundred frames while the next card was turned at 4, judged taken
-    from 8). Fewer, or creeping by ``drift`` card heights a look, it is not."""
+    from 8). Fewer, or creeping by ``drift`` card heights a look, it is not. A 9H held so by 4, not its own
+    pile, is a hand pausing on its way (9164 at 1080p, models: a 9H held 1.3 s over 8 on its way to 9 was
+    judged put beneath 8, a false WRONG_TARGET_PILE)."""
     from companion.vision.watcher import _Hand, _Sighting
     w = _clock_watcher(expected=4)
     view = GameView(expected_pile=4)
-    card = Card.parse("4H")
+    card = Card.parse(code)
     h = _Hand(first_frame=1)
     h.card, h.announced, h.source, h.left_source = card, True, 8, True
     h.sightings = [_sighting(w, 2, 6, 1.0, False, card)]  # carried from 8 by way of 6
