@@ -1404,13 +1404,19 @@ class Watcher:
         return q
 
     def _read_lying_at_home(self, h: _Hand) -> bool:
-        """The hand card, carried off the pile it came from, was read surely as itself at its last two looks,
-        both out in the fan of the pile of its rank (``_beneath``; its size not asked: a trained detector's
-        quads of a card lying there scatter, and one a little big is taken for held up)."""
+        """The hand card, carried off the pile it came from, was read surely as itself at its last two sure
+        readings, and every look since the first of them lay out in the fan of the pile of its rank
+        (``_beneath``; its size not asked: a trained detector's quads of a card lying there scatter, and one
+        a little big is taken for held up). Unread looks between them in that fan say nothing against it
+        (9169 at 1080p, models: a 3C read beneath 3, then unread, read, unread there, its place jumping
+        0.3 card heights, was taken for the next card's shape 2.6 card heights off and judged put beneath 5)."""
         if h.card is None or not h.left_source or len(h.sightings) < 2:
             return False
+        sure = [k for k, x in enumerate(h.sightings) if x.card == h.card]
+        if len(sure) < 2:
+            return False
         home = h.card.home_pile
-        return all(x.card == h.card and self._beneath(home, x.centre) for x in h.sightings[-2:])
+        return all(self._beneath(home, x.centre) for x in h.sightings[sure[-2]:])
 
     def _covered_as_it_settled(self, h: _Hand, index: int, t: float, down: tuple[int, str]) -> bool:
         """The hand card lay still beneath its own pile at its last looks, and the first regular look as long

@@ -2383,18 +2383,21 @@ def test_a_card_first_named_far_from_the_unread_shape_it_was_followed_as_was_nev
     assert len(places) == 1
 
 
-@pytest.mark.parametrize("read_at", [3, 5])
-def test_a_card_read_lying_beneath_its_own_pile_is_not_followed_off_as_an_unread_shape(read_at):
+@pytest.mark.parametrize("read_at, unread_last", [(3, False), (5, False), (3, True)])
+def test_a_card_read_lying_beneath_its_own_pile_is_not_followed_off_as_an_unread_shape(read_at, unread_last):
     """A 3D, taken at 7 unseen, is read surely at two looks out in the fan of ``read_at`` (its place jittering,
     so never lying still by count), missed a look, and then an unread shape shows 1.0 card heights off.
     Read beneath its own pile (3), it was put down there: the shape is another card, and the 3D is put
     beneath 3 as it shows (9128 at 1080p, models: the 3D was taken for the 4H turned next
-    at 3 and carried, unread, and judged put beneath 4). Read beneath 5, it may still be carried."""
+    at 3 and carried, unread, and judged put beneath 4). Read beneath 5, it may still be carried. Seen
+    unread in that fan after its two sure readings, the same (9169 at 1080p, models: a 3C so seen beneath 3
+    was taken for the next card's shape and judged put beneath 5)."""
     w = _clock_watcher(expected=7)
     view = GameView(expected_pile=7)
     card = Card.parse("3D")
-    for f, along in ((10, 0.5), (13, 0.62)):
-        w._observe(f, f / 30, Detections.from_rows([_lying(w, read_at, along, 0.0, 1.0, card)]), view)
+    looks = ((10, 0.5, card), (13, 0.62, card)) + (((14, 0.56, None),) if unread_last else ())
+    for f, along, read in looks:
+        w._observe(f, f / 30, Detections.from_rows([_lying(w, read_at, along, 0.0, 1.0, read)]), view)
     h = w.hand
     assert h is not None and h.announced and h.card == card and h.left_source
     w._observe(16, 16 / 30, Detections.empty(), view)
