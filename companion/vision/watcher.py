@@ -1145,13 +1145,9 @@ class Watcher:
             # 1080p, models: the 5H lying beneath 5, seen once as an unread shape as the arm went by, was
             # "found again" as the 8H turned out of turn at 10, 5.5 card heights off 15 frames later, and
             # the 8H judged taken where play was, from its first look, and put beneath 10 at once)
-            carried = any(x.card is not None or x.leans is not None for x in o.sightings) if o is not None \
-                else False
-            carried = carried or o is not None and any(
-                float(np.linalg.norm(x.centre - o.sightings[0].centre)) > REST_SPREAD * self.h for x in o.sightings)
             if o is not None and index - o.last.frame <= 30 and (
                     float(np.linalg.norm(centres[i] - o.last.centre)) < self._hand_reach(
-                        o.last.frame, index if carried else o.last.frame, 2.5)
+                        o.last.frame, index if self._seen_carried(o) else o.last.frame, 2.5)
                     or (reads[i][0] is not None and any(x.shows(reads[i][0]) for x in o.sightings))):
                 h = self.hand = o  # the card lost from sight a moment ago, found again
                 h.missing = 0
@@ -1292,6 +1288,13 @@ class Watcher:
         """Seen with both its indices, lying where the stack of pile ``pos`` would cover the inner one
         if it lay beneath: it lies above that stack (held, or being turned over there)."""
         return s.both and pos[1] != "top" and self._along(pos[0], s.centre) < BOTH_SHOW_ALONG
+
+    def _seen_carried(self, h: _Hand) -> bool:
+        """The hand card was read, or leant to a card, at some look, or was seen at places more than
+        ``REST_SPREAD`` card heights apart: a card in a hand, not a shape seen at one place only."""
+        first = h.sightings[0].centre
+        return any(x.card is not None or x.leans is not None
+                   or float(np.linalg.norm(x.centre - first)) > REST_SPREAD * self.h for x in h.sightings)
 
     def _hand_reach(self, last_frame: int, index: int, least: float) -> float:
         """How far (pixels) the hand card may have gone since it was last seen: ``least`` card heights,
