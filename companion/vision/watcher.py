@@ -1146,8 +1146,8 @@ class Watcher:
             # "found again" as the 8H turned out of turn at 10, 5.5 card heights off 15 frames later, and
             # the 8H judged taken where play was, from its first look, and put beneath 10 at once)
             if o is not None and index - o.last.frame <= 30 and (
-                    float(np.linalg.norm(centres[i] - o.last.centre)) < self._hand_reach(
-                        o.last.frame, index if self._seen_carried(o) else o.last.frame, 2.5)
+                    float(np.linalg.norm(centres[i] - o.last.centre)) < (
+                        self._hand_reach(o.last.frame, index, 2.5) if self._seen_carried(o) else 2.5 * self.h)
                     or (reads[i][0] is not None and any(x.shows(reads[i][0]) for x in o.sightings))):
                 h = self.hand = o  # the card lost from sight a moment ago, found again
                 h.missing = 0
@@ -1413,7 +1413,7 @@ class Watcher:
         a little big is taken for held up). Unread looks between them in that fan say nothing against it
         (9169 at 1080p, models: a 3C read beneath 3, then unread, read, unread there, its place jumping
         0.3 card heights, was taken for the next card's shape 2.6 card heights off and judged put beneath 5)."""
-        if h.card is None or not h.left_source or len(h.sightings) < 2:
+        if h.card is None or not h.left_source:
             return False
         sure = [k for k, x in enumerate(h.sightings) if x.card == h.card]
         if len(sure) < 2:
