@@ -551,6 +551,8 @@ class Watcher:
         self._last_read_put: int | None = None  # ... the last new card known (read) when put down
         self._held: list[Observation] = []  # a turn and a reading waiting for the stacks (``SOURCE_WAIT``)
         self._held_for: _Hand | None = None
+        self._holding_for: _Hand | None = None  # the hand card whose turn ``_holding`` is about
+        self._holding_since: int | None = None  # ... and ``_last_put`` when it was announced
         self._held_since: int | None = None  # ``_last_put`` when it was held (the card may be put down meanwhile)
         self._holding: bool = False  # the announcement just made waits
         self._seeking: bool = False  # ... while a card played unseen before it is looked for
@@ -650,6 +652,16 @@ class Watcher:
             self._holding = False
             if len(out) >= 2 and out[-2].event[0] == "turn" and out[-1].event[0] == "see":
                 hold, out = out[-2:], out[:-2]
+            else:
+                # named and put down in one look (read only as it came to lie): the turn cannot be held, the
+                # card is down; the stacks' final word at once, as for a held turn whose card is put down
+                k = next((i for i in range(len(out) - 2, -1, -1)
+                          if out[i].event[0] == "turn" and out[i + 1].event[0] == "see"), None)
+                h = self._holding_for
+                if k is not None and h is not None and any(o.event[0] == "place" for o in out[k + 2:]):
+                    pile, _ = self._source_by_stacks(out[k].event[1], h, self._holding_since, final=True)
+                    out[k] = replace(out[k], event=["turn", pile])
+                    h.source = pile
         if self._held:
             turn = self._held[0]
             pile, decided = self._source_by_stacks(turn.event[1], self._held_for, self._held_since)
@@ -2094,6 +2106,7 @@ class Watcher:
                 # a belief its looks only add up to waits too, for sure readings to confirm or correct it
                 h.provisional = h.fused
                 self._holding = not decided or self._seeking or h.provisional
+                self._holding_for, self._holding_since = h, self._last_put
             out.append(Observation(index, t, ["turn", h.source], None, "taken"))
         out.append(Observation(index, t, ["see", str(h.card)], round(h.confidence, 3), "read in the hand"))
         return out
@@ -2257,7 +2270,7 @@ class Watcher:
         a held turn keeps the one it was held with, as the card itself may be put down meanwhile).
         ``final``: the card is put down and the turn can wait no longer: a judged stack never seen settled
         since, while the one where play is lost its top card, gives the pile where play is (undecided
-        still; see ``_release``)."""
+        still; see ``_release``); so do both stacks never seen settled since, with no back of the card seen."""
         expected = self._view.expected_pile if self._view is not None else None
         since = self._last_put if since is None else since
         if expected is None or source == expected or since is None or h is None:
@@ -2307,6 +2320,13 @@ class Watcher:
             # the hand until the card was put down; 6 had changed by 11 grey levels. Had a card been put
             # beneath 7 unseen first, as ``_missed_card`` looks for, and not been found, "taken at 7" would
             # still be a false flag)
+            return expected, False
+        if final and judged is None and there is None and not late:
+            # neither stack seen settled since the last card came to rest (a hand over both) and no back of
+            # the card seen: the pile it was judged taken from is only where it was first read, which says
+            # nothing of where it was taken (9173 at 1080p, models: a 2C turned at 4, carried fast and read
+            # only as it came to lie beneath 2, judged taken at 2, a false WRONG_SOURCE_PILE; 9178's AS, read
+            # first on its way past 2): where play is
             return expected, False
         return source, False
 

@@ -1114,6 +1114,40 @@ def test_a_turn_waiting_for_the_stacks_comes_out_first_and_amended():
     assert [o.event for o in w._release([], 16 + SOURCE_WAIT)][0] == ["turn", 9]
 
 
+@pytest.mark.parametrize("backs_at_9, final, want", [
+    (0, True, (8, False)),   # put down, nothing seen of either stack nor of a back: where play is
+    (1, True, (9, False)),   # its back seen at 9 before its face: turned there, as judged
+    (0, False, (9, False)),  # not put down yet: wait for the stacks, as judged meanwhile
+])
+def test_a_card_put_down_with_no_stack_seen_and_no_back_seen_came_from_where_play_is(backs_at_9, final, want):
+    """A 5S judged taken at 9 only because it was first read there, play at 8, and neither stack seen settled
+    since the last card came to rest (the hand over both). Put down so, the turn can wait no longer, and
+    where it was first read says nothing of where it was taken: a card carried fast from the pile where play
+    is and read only on its way (9173 at 1080p, models: a 2C turned at 4, first read passing 3 on its way to
+    2, judged taken at 2, a false WRONG_SOURCE_PILE; 9178's AS likewise). A back seen at 9 is evidence."""
+    w, h = _taken_from(8, 9, frames=16)
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: None
+    h.card = Card.parse("5S")
+    h.fd_points = [(9, w.layout.centres[8].copy()) for _ in range(backs_at_9)]
+    assert w._source_by_stacks(9, h, final=final) == want
+
+
+def test_a_turn_read_and_put_down_in_one_look_gets_the_stacks_final_word():
+    """A card named and put down in the same look (read only as it came to lie beneath its own pile): its
+    turn, judged away from where play is and undecided by the stacks, is never held, as the card is already
+    down; the stacks' final word is asked at once (9173 at 1080p, models: the 2C turned at 4, read only
+    lying beneath 2, judged taken at 2 with neither stack seen: a false WRONG_SOURCE_PILE)."""
+    from companion.vision.watcher import Observation
+    w, h = _taken_from(8, 9, frames=16)
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: None
+    h.card = Card.parse("5S")
+    w._holding, w._holding_for, w._holding_since = True, h, 5
+    out = [Observation(16, 0.5, ["turn", 9]), Observation(16, 0.5, ["see", "5S"], 0.99),
+           Observation(16, 0.5, ["place", 5, "under"])]
+    assert [o.event for o in w._release(out, 16)] == [["turn", 8], ["see", "5S"], ["place", 5, "under"]]
+    assert h.source == 8 and not w._held
+
+
 @pytest.mark.parametrize("rank_conf", [0.99, 0.88, None])
 def test_a_shape_whose_rank_is_read_as_another_is_not_the_hand_card(rank_conf):
     """A 5C carried from pile 9 towards 5 across the clock; the next look shows it unread further on, and
