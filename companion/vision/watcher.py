@@ -186,6 +186,13 @@ NEIGHBOUR_REACH = 1.6
 #: indices showing, as a card on top is, in full view (9089 at 1080p, models: a QS being slid beneath 12,
 #: one index showing, 0.199 out, the stack hidden at three looks by the hand: judged on top, a false WRONG_SIDE)
 HIDDEN_TOP_ALONG = 0.3
+#: Regular looks a card turned over out of turn (not its own pile's) may lie on top of the stack it was taken
+#: from and still be in the hand, shown there to be turned back and put back (``side_wait`` elsewhere): no
+#: card is rightly put face up on the stack it came from, so waiting costs a true placement nothing. The
+#: simulator's player shows such a card 0.3-0.7 s (9175 at 1080p, models: a 6C turned at 1 by mistake, shown
+#: on 1's stack for 17 frames, was judged put on top of 1, a false WRONG_TARGET_PILE, on the look its turning
+#: back began, the fifth regular one, and its return missed)
+SHOWN_ON_STACK_LOOKS = 15
 # grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
 # least STACK_TAKEN lost its top card (rendered games: 5-28 at the pile taken from, one turn in 23 at 2.6); one that changed
 # by less than STACK_UNTOUCHED was not touched (about 1 elsewhere)
@@ -824,10 +831,15 @@ class Watcher:
 
     def _note_stirred(self, index: int) -> None:
         """Mark the hand card stirred when something moves within ``LET_GO_REACH`` card heights of where it
-        came to rest, in a frame after it did (see ``_Hand.stirred``)."""
+        came to rest, in a frame after it was seen lying still there (``still_reads`` looks; see
+        ``_Hand.stirred``). Motion before that is the card coming to rest: the hand slowing into a pause, or
+        turning the card face up where it pauses (9172 at 1080p, models: a 4H turned at 9 out of turn, shown
+        held 0.28 card heights inward of 10's stack, "stirred" by its own turning over, was judged put on top
+        of 10, a false WRONG_TARGET_PILE, and its return missed)."""
         h = self.hand
         m = self.gate.mask
-        if h is None or h.stirred or h.rest_at is None or index <= h.rest_from or m is None or not self._mask_hist:
+        if h is None or h.stirred or h.rest_at is None or index <= h.rest_from or m is None or not self._mask_hist \
+                or h.still < self.eff.still_reads:
             return
         h.stirred = self._mask_near(m, h.rest_at, LET_GO_REACH * self.h)
 
@@ -1640,13 +1652,13 @@ class Watcher:
                 h.lying_reads += 1  # side_wait counts regular looks
             # beneath, far out, or close to the stack while the stack shows: put down now; close to the
             # stack and the stack hidden: on top of it, once it has stayed hidden a while
-            # (at the stack it was just turned over at, only once it has lain there side_wait looks: the card
+            # (at the stack it was just turned over at, only once it has lain there a while (``_shown_looks``): the card
             # itself hides that stack while it is shown there; a card of that pile's rank at once. Out in that
             # stack's fan too: a card turned out of turn is shown there, then turned face down and put back;
             # 9123 at 1080p, models: an AS turned at 8, held 0.4 s half a card height out in 8's fan, was
             # judged put beneath 8 after three looks, a false WRONG_TARGET_PILE and the return missed)
             shown = at_source and not self._home_is(h, pos[0]) and self._turned_over_there(h, pos[1])
-            if h.lying_reads >= p.side_wait or not shown and (
+            if h.lying_reads >= (self._shown_looks(pos[1]) if shown else p.side_wait) or not shown and (
                     pos[1] == "under" or h.stack_seen > 0 or h.stack_hidden >= 2
                     or self._side_by_place(pos[0], s.centre, h) is not None):
                 if not (self._exchanging(h) and h.lying_reads < 4 * p.side_wait):
@@ -1792,8 +1804,15 @@ class Watcher:
         there (turned over out of turn, to be put back), not yet put down."""
         left = h.left_source if left_source is None else left_source
         return h.lying_at is not None and h.from_table is None and h.lying_at[0] == h.source and not left \
-            and h.lying_reads < self.eff.side_wait and not self._home_is(h, h.source) \
+            and h.lying_reads < self._shown_looks(h.lying_at[1]) and not self._home_is(h, h.source) \
             and self._turned_over_there(h, h.lying_at[1])
+
+    def _shown_looks(self, side: str) -> int:
+        """Regular looks a card lying on ``side`` of the pile it was just turned over at (not its own pile's)
+        is taken for shown there, in the hand: on the stack ``SHOWN_ON_STACK_LOOKS``, out in its fan
+        ``side_wait`` (a card may truly be put beneath a neighbour of its own pile, by mistake, and that is
+        judged after ``side_wait`` looks, as before)."""
+        return SHOWN_ON_STACK_LOOKS if side == "top" else self.eff.side_wait
 
     def _turned_over_there(self, h: _Hand, side: str) -> bool:
         """The hand card lying on ``side`` of the pile it was taken from was turned over there, to be shown:
@@ -2336,6 +2355,18 @@ class Watcher:
         return h.from_table is None and h.stack_hidden >= 2 and h.last.both \
             and self._along(q, h.last.centre) < HIDDEN_TOP_ALONG
 
+    def _above_stack_in_full_view(self, h: _Hand, q: int) -> bool:
+        """The hand card (not a table card moved) lies within ``HIDDEN_TOP_ALONG`` of the stack of ``q`` and
+        showed both its indices at every look of its rest (two at least): it lies above the stack, on top. A
+        card that far in beneath has its inner index under the stack (the mirror of
+        :meth:`_corner_beside_stack`). Oracle 9874 at 640x360: a 7H put on top of 7 by mistake came to rest
+        askew 0.20-0.18 card heights out, past ``under_sure``, before creeping in to 0.156, and was judged
+        beneath: a WRONG_SIDE missed."""
+        if not self._both_known or h.from_table is not None or h.still < 2 or len(h.sightings) < 2:
+            return False
+        return self._along(q, h.last.centre) < HIDDEN_TOP_ALONG and all(
+            x.both for x in h.sightings[-h.still:])
+
     def _turned_over_beside(self, h: _Hand, pile: int, other: int) -> bool:
         """No back of the card seen anywhere, its face first seen held up on the stack of ``pile`` with both
         indices showing, and the stack of ``other`` its neighbour (within ``NEIGHBOUR_REACH`` card heights):
@@ -2389,6 +2420,8 @@ class Watcher:
                 # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
                 # ``_corner_beside_stack``)
                 side = "under"
+            elif by_place == "under" and down and self._above_stack_in_full_view(h, q):
+                side = "top"
             elif by_place is not None and not (by_place == "under" and self._askew_on_hidden_stack(h, q)):
                 side = by_place
             elif h.stack_hidden >= 2:
@@ -2446,10 +2479,19 @@ class Watcher:
         own pile when seen face down there and never at the one it came from."""
         last = h.last
         fl = self._fd_last
+        # never carried off the pile it came from, and seen face down there among others: it went back there
+        # (9174 at 1080p, models: a 2H turned at 4 out of turn and shown there, then seen face down at 4 and,
+        # in the same look, at its neighbour 3, whose stack the hand half hid: "returned" to 3, a false
+        # WRONG_TARGET_PILE, and the next card's turn at 4 a false WRONG_SOURCE_PILE)
+        stayed = h.source is not None and not h.left_source
+        if stayed and h.source in after:
+            q = h.source
         if fl is not None and fl[0] > last.frame and not self._stray_back(fl[1], {q, h.source} - {None}, last.centre):
             # where it was last seen face down (coming to lie on a stack): the nearest stack
-            # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118)
-            q = int(np.argmin(self._stack_distances(self._ground(fl[1], fl[2])))) + 1
+            # (grounded: a card still held up in a tilted view looks nearest a neighbouring stack: 8118;
+            # but one on the stack it came from and never left lies there, however it grounds)
+            grounded = int(np.argmin(self._stack_distances(self._ground(fl[1], fl[2])))) + 1
+            q = h.source if stayed and self._pile_at(fl[1]) == h.source else grounded
         home = h.card.home_pile if h.card is not None else None
         if home is not None and home in after and h.source not in after:
             # seen face down at its own pile just after, never at the one it came from: carried there

@@ -635,11 +635,13 @@ def test_a_card_just_turned_over_on_its_own_stack_must_lie_still_longer():
     assert w.hand.lying_at == (13, "top")
 
 
-@pytest.mark.parametrize("looks, placed", [(3, False), (8, True)])
+@pytest.mark.parametrize("looks, placed", [(3, False), (8, False), (18, True)])
 def test_a_card_shown_on_its_own_stack_then_carried_off_was_never_put_there(looks, placed):
     """Turned over at the centre and shown there, still for a few looks, then carried off towards pile 9:
-    it was never put on top of the centre (9037's 7S at 1080p was, and flagged). Lying there for
-    ``side_wait`` looks or more, it was put there (a mistake, on top), and is then moved."""
+    it was never put on top of the centre (9037's 7S at 1080p was, and flagged). Shown there for eight
+    looks (six lying), more than ``side_wait``, it is still in the hand (9175's 6C at 1080p, models: shown
+    on 1's stack for 17 frames, judged put there as it was turned back, a false WRONG_TARGET_PILE); lying
+    there ``SHOWN_ON_STACK_LOOKS`` regular looks, it was put there (a mistake, on top)."""
     w = _clock_watcher(expected=13)
     view = GameView(expected_pile=13)
     nine = Card.parse("9D")
@@ -1479,6 +1481,38 @@ def test_a_card_askew_on_a_stack_it_keeps_hidden_lies_on_top(along, hidden, move
     assert [o.event for o in out] == ([["move", "8H", 8, side]] if moved else [["place", 8, side]])
 
 
+@pytest.mark.parametrize("along, looks, both, known, moved, side", [
+    (0.19, 2, (True, True), True, False, "top"),     # in full view at each look of its rest: above the stack
+    (0.19, 2, (True, False), True, False, "under"),  # one index hidden at a look: its inner end under the stack
+    (0.19, 1, (True,), True, False, "under"),        # at rest one look only: its place decides, as before
+    (0.35, 2, (True, True), True, False, "under"),   # beyond where a card beneath hides an index
+    (0.19, 2, (True, True), False, False, "under"),  # a recogniser that does not say which indices show
+    (0.19, 2, (True, True), True, True, "under")])   # a table card moved keeps to its place
+def test_a_card_at_rest_by_a_stack_in_full_view_lies_on_top(along, looks, both, known, moved, side):
+    """A 7H lying still 0.19 card heights out from the stack of 7 (past ``under_sure``), nothing yet seen of
+    the stack. Both its indices showing at every look of its rest (two at least), it lies above the stack:
+    a card that far in beneath it has its inner index under the stack (oracle 9874 at 640x360: put on top
+    by mistake, at rest askew 0.20-0.18 out while still creeping in, judged beneath: a WRONG_SIDE missed).
+    An index hidden at a look, a single look, a card further out, a recogniser that cannot tell, or a table
+    card moved there: its place decides (beneath), as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=7)
+    w._both_known = known
+    card = Card.parse("7H")
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 10 + 3 * k, 7, along, b, card) for k, b in enumerate(both)]
+    h.card, h.announced, h.source, h.left_source = card, True, 3, True
+    h.lying_at = h.last_pos = (7, "near" if along < 0.35 else "under")
+    h.still = looks
+    if moved:
+        h.from_table = card
+        w.table.put(TableCard(card, 3, "under", w.layout.centres[2].copy(), 1, 1))
+    w._view = GameView(expected_pile=7, face_down={7: 4})
+    w.hand = h
+    out = w._place(h, 20, 20 / 30, "seen")
+    assert [o.event for o in out] == ([["move", "7H", 7, side]] if moved else [["place", 7, side]])
+
+
 @pytest.mark.parametrize("along, size, side", [(0.03, 1.0, "top"), (0.03, 1.3, "under"), (0.3, 1.0, "under")])
 def test_a_card_last_seen_square_on_its_own_stack_went_on_top_unseen(along, size, side):
     """A 3C from the centre, last seen at its own pile 3 and gone when the next card is read. Last seen
@@ -1808,6 +1842,30 @@ def test_a_card_shown_over_the_fan_of_the_pile_it_came_from_then_seen_face_down_
     assert w._turned_down_here(h) == turned_down
     if turned_down:
         assert [o.event for o in w._vanished(h, 24, 0.8, GameView(expected_pile=11), force=True)] == [["return", 12]]
+
+
+@pytest.mark.parametrize("left_source, want", [(False, 4), (True, 3)])
+def test_a_card_never_carried_off_the_pile_it_came_from_goes_back_there(left_source, want):
+    """A 2H turned at 4 out of turn (play is at 12) and shown out in 4's fan, never carried off, is gone;
+    in one look its back is seen at 4 and at the neighbouring stack of 3, the last one at 4 held up, which
+    the tilted view grounds nearest 3. It went back on 4, where it came from (9174 at 1080p, models:
+    "returned" to 3, a false WRONG_TARGET_PILE, and the next card's turn at 4 a false WRONG_SOURCE_PILE).
+    Once carried off the pile, the backs say where it went, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=12)
+    h = _Hand(first_frame=5)
+    card = Card.parse("2H")
+    h.sightings = [_sighting(w, 10, 4, 0.24, False, card)]
+    h.card, h.announced, h.source, h.missing, h.left_source = card, True, 4, 3, left_source
+    w.hand = h
+    w._stacks_seen, w._fd_now = set(), False
+    at_3, at_4 = w.layout.centres[2].copy(), w.layout.centres[3] + 0.1 * w.h * w.layout.outward[3]
+    w.fd_recent.extend([(13, 3, at_3), (13, 4, at_4.copy())])
+    big = 1.3 * float(np.median(w.geometry.sizes))
+    w._fd_last = (13, at_4.copy(), big)
+    w._ground = lambda c, height: at_3.copy() if height >= big else np.asarray(c, np.float64)  # a tilted view
+    out = w._vanished(h, 16, 16 / 30, GameView(expected_pile=12), force=True)
+    assert [o.event for o in out] == [["return", want]]
 
 
 @pytest.mark.parametrize("hand_off, explained", [(1.1, True), (0.5, False)])
@@ -2165,6 +2223,34 @@ def test_a_card_come_to_rest_inward_of_a_stack_with_nothing_stirring_is_still_he
     _still_frames(w, 1)
     out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
     assert [o.event for o in out if o.event[0] == "place"] == [["place", 9, "top"]]
+
+
+@pytest.mark.parametrize("moving_looks, placed", [(1, False), (3, True)])
+def test_motion_as_a_card_comes_to_rest_is_no_hand_letting_go(moving_looks, placed):
+    """A 6S read at the centre, carried off and come to rest 0.25 card heights inward of pile 9's stack,
+    something moving by it at its first look there only (the hand slowing into a pause, or turning the card
+    over where it pauses), nothing after: still held (9172 at 1080p, models: a 4H shown 0.28 inward of 10's
+    stack, "stirred" by its own turning over, judged put on top of 10). Something still moving by it once it
+    has been seen lying still (the hand letting go and leaving): put there."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    six = Card.parse("6S")
+    centre = w.layout.centres[12]
+    rest = w.layout.centres[8] - 0.25 * w.h * w.layout.outward[8]
+    out = []
+    for f, at in ((1, centre), (2, centre), (3, (centre + rest) / 2)):
+        _hand_moves_over(w, at)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, six)]), view)
+    f = 4
+    for k in range(8):
+        if k < moving_looks:
+            _hand_moves_over(w, rest + np.array([0.0, 0.3 * w.h]))
+        else:
+            _still_frames(w, 1)
+        w._note_stirred(f)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+        f += 3
+    assert any(o.event == ["place", 9, "top"] for o in out) is placed
 
 
 @pytest.mark.parametrize("seed", [3, 4])
