@@ -2191,6 +2191,19 @@ def test_a_look_read_surely_as_a_card_lends_its_rank_to_no_other_card(first_sure
     assert h.card == (None if named is None else Card.parse(named))
 
 
+def _six_carried_towards_9(w: Watcher, view: GameView):
+    """A 6S read at the centre (two looks) and carried half way to a place 0.25 card heights inward of pile
+    9's stack, a hand moving over it at each look. Returns the card, that place and the events so far."""
+    six = Card.parse("6S")
+    centre = w.layout.centres[12]
+    rest = w.layout.centres[8] - 0.25 * w.h * w.layout.outward[8]
+    out = []
+    for f, at in ((1, centre), (2, centre), (3, (centre + rest) / 2)):
+        _hand_moves_over(w, at)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, six)]), view)
+    return six, rest, out
+
+
 @pytest.mark.parametrize("then", ["nothing", "stirs"])
 def test_a_card_come_to_rest_inward_of_a_stack_with_nothing_stirring_is_still_held(then):
     """A 6S read at the centre, carried off and come to rest 0.25 card heights inward of pile 9's stack,
@@ -2200,13 +2213,7 @@ def test_a_card_come_to_rest_inward_of_a_stack_with_nothing_stirring_is_still_he
     is put there at the next look."""
     w = _clock_watcher(expected=13)
     view = GameView(expected_pile=13)
-    six = Card.parse("6S")
-    centre = w.layout.centres[12]
-    rest = w.layout.centres[8] - 0.25 * w.h * w.layout.outward[8]
-    out = []
-    for f, at in ((1, centre), (2, centre), (3, (centre + rest) / 2)):
-        _hand_moves_over(w, at)
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, six)]), view)
+    six, rest, out = _six_carried_towards_9(w, view)
     assert w.hand is not None and w.hand.card == six and w.hand.source == 13
     f = 4
     for _ in range(8):  # 0.8 s still by the stack, its stack hidden, nothing moving
@@ -2234,13 +2241,7 @@ def test_motion_as_a_card_comes_to_rest_is_no_hand_letting_go(moving_looks, plac
     has been seen lying still (the hand letting go and leaving): put there."""
     w = _clock_watcher(expected=13)
     view = GameView(expected_pile=13)
-    six = Card.parse("6S")
-    centre = w.layout.centres[12]
-    rest = w.layout.centres[8] - 0.25 * w.h * w.layout.outward[8]
-    out = []
-    for f, at in ((1, centre), (2, centre), (3, (centre + rest) / 2)):
-        _hand_moves_over(w, at)
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, six)]), view)
+    six, rest, out = _six_carried_towards_9(w, view)
     f = 4
     for k in range(8):
         if k < moving_looks:
