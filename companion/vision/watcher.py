@@ -2357,12 +2357,12 @@ class Watcher:
 
     def _above_stack_in_full_view(self, h: _Hand, q: int) -> bool:
         """The hand card (not a table card moved) lies within ``HIDDEN_TOP_ALONG`` of the stack of ``q`` and
-        showed both its indices at every look of its rest (two at least): it lies above the stack, on top. A
+        showed both its indices at every look of its rest (``still_reads`` at least): it lies above the stack, on top. A
         card that far in beneath has its inner index under the stack (the mirror of
         :meth:`_corner_beside_stack`). Oracle 9874 at 640x360: a 7H put on top of 7 by mistake came to rest
         askew 0.20-0.18 card heights out, past ``under_sure``, before creeping in to 0.156, and was judged
         beneath: a WRONG_SIDE missed."""
-        if not self._both_known or h.from_table is not None or h.still < 2 or len(h.sightings) < 2:
+        if not self._both_known or h.from_table is not None or h.still < self.eff.still_reads:
             return False
         return self._along(q, h.last.centre) < HIDDEN_TOP_ALONG and all(
             x.both for x in h.sightings[-h.still:])
