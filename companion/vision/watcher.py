@@ -103,12 +103,12 @@ LET_GO_REACH = 1.0
 NAMED_AWAY_JUMP = 1.5
 #: card heights beyond ``under_sure`` within which a card still sliding in towards the stack is not at rest
 SLIDE_BAND = 0.1
-#: seconds a card may rest on a stack with nothing stirring near it and still be in the hand (a pause on the
-#: way: the simulator's last 1.2-2.5 s)
+#: seconds a card may rest with nothing stirring near it and still be in the hand, where a pause on the way
+#: looks like a card put down (``Watcher._still_held``; the simulator's pauses last 1.2-2.5 s)
 HELD_STILL_S = 3.0
-#: ... only where it lies this far inward of a stack's centre, card heights (cards put on top lie square on
-#: it: the 21 in 26 games at 1080p, models, 0.17 inward at most; pauses on the way judged on top, 0.21-0.29
-#: inward in five of seven)
+#: ... for a card not yet read, only where it lies this far inward of a stack's centre, card heights (cards
+#: put on top lie square on it: the 21 in 26 games at 1080p, models, 0.17 inward at most; pauses on the way
+#: judged on top, 0.21-0.29 inward in five of seven)
 HELD_INWARD = 0.2
 #: card heights: looks of the hand card this close to where it came to rest are the detector's scatter about
 #: a card at rest, not a move (9128 at 1080p, models: a 4D held still by 4 seen 0.1-0.2 apart look to look)
@@ -815,19 +815,25 @@ class Watcher:
         return bool(m[a:b, c:d].any())
 
     def _still_held(self, h: _Hand, pos: tuple[int, str], t: float) -> bool:
-        """The hand card came to rest over a stack, ``HELD_INWARD`` card heights or more inward of its centre
-        (where no card put on top lies: those lie square on it), and nothing has stirred near it since, for
-        less than ``HELD_STILL_S``: it is still held there, not put down (a hand lets go of a card it puts
-        down and moves away, while the card stays). A hand pausing with a card on its way (9130 at 1080p,
-        models: the first card, a 6S, held 2 s 0.27 card heights inward of the stack of 6 on its way from the
-        centre, was judged put on top of 6, a false WRONG_SIDE; six such pauses judged put down in eight
-        fresh games, five of them that far inward). Only on top: a card slid out beneath a stack is judged
-        as it comes to rest, before the hand lets go."""
-        if pos[1] != "top" or h.stirred or not self._mask_hist:
+        """The hand card came to rest where a hand pausing with it on its way looks like one that put it down,
+        and nothing has stirred near it since (``_note_stirred``), for less than ``HELD_STILL_S``: it is still
+        held there, not put down (a hand lets go of a card it puts down and moves away, while the card stays).
+        Such places: another pile's, for a read card (9171 at 1080p, models: an 8D held 1.8 s over 7's fan on
+        its way to 8, judged put beneath 7, a false WRONG_TARGET_PILE; 9177's 9D over 7); on top of a stack,
+        its own too (9178's 3S held 1.8 s above its own stack, judged put on top, a false WRONG_SIDE); for a
+        card not yet read, only well inward of a stack, ``HELD_INWARD`` card heights or more, where no card
+        put on top lies (9130: the first card, a 6S, held 2 s 0.27 card heights inward of the stack of 6).
+        Never beneath its own pile: a card slid out there is judged as it comes to rest, before the hand
+        lets go."""
+        if h.stirred or not self._mask_hist or t - h.rest_t >= HELD_STILL_S:
             return False  # (no motion measured: cannot tell)
+        if h.card is not None and (pos[1] == "top" or not self._home_is(h, pos[0])):
+            return True
+        if pos[1] != "top":
+            return False
         alongs = [a for q, a in h.rest_alongs if q == pos[0]]
         # where it came to rest (its first looks there): the detector's quad of a card held in a hand drifts
-        return bool(alongs) and float(np.median(alongs[:3])) < -HELD_INWARD and t - h.rest_t < HELD_STILL_S
+        return bool(alongs) and float(np.median(alongs[:3])) < -HELD_INWARD
 
     def _note_stirred(self, index: int) -> None:
         """Mark the hand card stirred when something moves within ``LET_GO_REACH`` card heights of where it
@@ -1100,15 +1106,18 @@ class Watcher:
                 self.hand = None
         hd = self.hand
         if others and hd is not None and hd.announced and hd.from_table is None and hd.card is not None and \
-                self._put_down_at(hd) is None and (hd.idle >= 3 and any(
+                self._put_down_at(hd) is None and (hd.idle >= 3 and hd.missing == 0 and any(
                     reads[i][0] not in (None, hd.card) and not self._in_own_fan(reads[i][0], centres[i])
                     for i in others)
                     or self._turned_next(hd, index, others, reads, centres, view)):
-            # stuck: the hand card lies still where no fan is, and the next card is read: it was put
-            # down at the pile nearest to it. (Even when the card read is face up already, a table card
-            # read off its place: 9058 at 1080p, a TH held still over the centre on its way from 4 to 10
-            # was judged put beneath 13 when the 6H lying at 6 was read so. Asking for a card not face up
-            # mended that (3 pairs more there) but lost 26 pairs over ten other games, as many false flags)
+            # stuck: the hand card lies still where no fan is, seen there at this look, and the next card is
+            # read: it was put down at the pile nearest to it. (Not when the hand card is missing from its
+            # place: carried on, it may be the card read; 9174 at 1080p, models: a 5H held 2.3 s between
+            # the piles, then carried on and read once as 6H, was judged put beneath 6, a false
+            # WRONG_TARGET_PILE.) (Even when the card read is face up already, a table card read off its
+            # place: 9058 at 1080p, a TH held still over the centre on its way from 4 to 10 was judged put
+            # beneath 13 when the 6H lying at 6 was read so. Asking for a card not face up mended that (3
+            # pairs more there) but lost 26 pairs over ten other games, as many false flags)
             # (likewise when the next card is read turning over at a stack while the hand card, though it
             # stirs, rests by a pile: 9142 at 1080p, models: a TD beneath 10, half under the hand turning the KD
             # at 10 and seen 0.1 card heights about and 1.2 times a lying card's size, never lay still, and the

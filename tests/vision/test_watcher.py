@@ -664,14 +664,18 @@ def test_a_card_shown_on_its_own_stack_then_carried_off_was_never_put_there(look
 @pytest.mark.parametrize("code, at_once", [("KD", True), ("9D", False)])
 def test_a_card_of_its_own_piles_rank_shown_on_it_is_put_there_at_once(code, at_once):
     """A king turned over at the centre and lying there, on top (a mistake: kings go beneath), still, the
-    stack hidden: put there as before, without waiting ``side_wait`` looks (the flag comes at once: 8921
-    at 640x360 waited 300 ms longer for a 9 put on top of 9 when it did). A 9D there waits."""
+    stack hidden, the hand leaving it after its second look: put there as before, without waiting
+    ``side_wait`` looks (the flag comes at once: 8921 at 640x360 waited 300 ms longer for a 9 put on top of
+    9 when it did). A 9D there waits."""
     w = _clock_watcher(expected=13)
     view = GameView(expected_pile=13)
     card = Card.parse(code)
     at = w.layout.centres[12].copy()
     out = []
     for f in (1, 4, 7, 10, 13):
+        if f == 7:  # the hand letting go, leaving by the card (``_note_stirred``, as every frame does)
+            _hand_moves_over(w, at + np.array([0.0, 0.6 * w.h]))
+            w._note_stirred(f - 1)
         _still_frames(w)
         out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)
     assert (["place", 13, "top"] in [o.event for o in out]) is at_once
@@ -692,6 +696,7 @@ def test_a_card_on_top_of_its_own_stack_is_judged_on_the_second_look_after_the_h
             _hand_moves_over(w, at + (f % 2) * 25)  # a hand moving about over it
         else:  # gone: frame 8 still differs from the last with the hand, 9 on are all alike
             _still_frames(w, 1)
+        w._note_stirred(f)  # (as every frame does)
         out = w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, king)]), view)
         placed_at += [f for o in out if o.event == ["place", 13, "top"]]
         if f == 7:
@@ -2097,8 +2102,8 @@ def test_a_card_shown_out_in_the_fan_of_the_pile_it_came_from_is_not_put_down_th
     seen at 8: it was put back face down on 8 (9123 at 1080p, models: an AS turned at 8 out of turn, held
     there 0.4 s, was judged put beneath 8 after three looks, a false WRONG_TARGET_PILE, the return missed).
     Carried off from there, it never lay there. No card is put beneath the pile it was just taken from out
-    of turn unless it stays: one lying there ``side_wait`` looks is put down there. (A card first seen
-    already lying there, nothing seen of where it came from, is put down at once: see
+    of turn unless it stays: one lying there ``side_wait`` looks, the hand gone from it, is put down there.
+    (A card first seen already lying there, nothing seen of where it came from, is put down at once: see
     ``test_an_unread_shape_found_again_after_a_while_must_lie_still_again``.)"""
     w = _clock_watcher(expected=8)
     view = GameView(expected_pile=8)
@@ -2126,6 +2131,8 @@ def test_a_card_shown_out_in_the_fan_of_the_pile_it_came_from_is_not_put_down_th
             events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, c, card)]), view)]
         assert w.hand is not None and w.hand.card == card and w.hand.from_table is None
     else:
+        _hand_moves_over(w, at + np.array([0.0, 0.6 * w.h]))  # the hand letting go of it, leaving
+        w._note_stirred(10)
         for f in range(10, 20):
             events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)]
     assert events == want
@@ -2140,7 +2147,8 @@ def test_a_card_turned_out_of_turn_and_shown_in_that_piles_fan_is_not_put_down_t
     at 7: it was turned out of turn and shown there, then put back face down (9163 at 1080p, models: a QC
     turned at 11 by mistake lay so in 11's fan and was judged put beneath 11 after three looks, a false
     WRONG_TARGET_PILE and the return missed). Play was at 8: a card taken where play is and lying still
-    beneath that same pile, not its own, was put there by mistake, flagged as soon as it lies still."""
+    beneath that same pile, not its own, was put there by mistake, flagged as soon as it lies still and the
+    hand has let go of it (``_still_held``)."""
     w = _clock_watcher(expected=play_at)
     view = GameView(expected_pile=play_at)
     card = Card.parse("AS")
@@ -2151,6 +2159,9 @@ def test_a_card_turned_out_of_turn_and_shown_in_that_piles_fan_is_not_put_down_t
     for f in (3, 6):  # a look every third frame, as while a hand moves
         events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, held, card) + (True,)]), view)]
     for f in (9, 12, 15, 18):
+        if f == 15:  # the hand moving by it (letting go of it, or about to turn it over)
+            _hand_moves_over(w, lying + np.array([0.0, 0.6 * w.h]))
+            w._note_stirred(14)
         events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, lying, card) + (False,)]), view)]
     turning = lying + 0.4 * w.h * np.array([-u[1], u[0]])
     rows = [_one_up(w, lying, None) + (False,), _one_up(w, turning, None) + (False,)]
@@ -2194,9 +2205,14 @@ def test_a_look_read_surely_as_a_card_lends_its_rank_to_no_other_card(first_sure
 def _six_carried_towards_9(w: Watcher, view: GameView):
     """A 6S read at the centre (two looks) and carried half way to a place 0.25 card heights inward of pile
     9's stack, a hand moving over it at each look. Returns the card, that place and the events so far."""
+    return _six_carried_to(w, view, w.layout.centres[8] - 0.25 * w.h * w.layout.outward[8])
+
+
+def _six_carried_to(w: Watcher, view: GameView, rest):
+    """A 6S read at the centre (two looks) and carried half way to ``rest``, a hand moving over it at each
+    look. Returns the card, ``rest`` and the events so far."""
     six = Card.parse("6S")
     centre = w.layout.centres[12]
-    rest = w.layout.centres[8] - 0.25 * w.h * w.layout.outward[8]
     out = []
     for f, at in ((1, centre), (2, centre), (3, (centre + rest) / 2)):
         _hand_moves_over(w, at)
@@ -2230,6 +2246,41 @@ def test_a_card_come_to_rest_inward_of_a_stack_with_nothing_stirring_is_still_he
     _still_frames(w, 1)
     out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
     assert [o.event for o in out if o.event[0] == "place"] == [["place", 9, "top"]]
+
+
+@pytest.mark.parametrize("pile, along, side", [(9, 0.6, "under"), (6, 0.0, "top"), (9, 0.0, "top"),
+                                              (6, 0.6, None)])
+@pytest.mark.parametrize("then", ["nothing", "stirs"])
+def test_a_read_card_come_to_rest_where_a_pause_looks_like_a_put_down_is_held_until_something_stirs(
+        pile, along, side, then):
+    """A 6S read at the centre and carried off comes to rest, nothing moving anywhere: out in another
+    pile's fan (9's), or square on top of a stack (its own, 6's, or 9's). A hand pausing there on its way
+    looks the same as one that put it down (9171 at 1080p, models: an 8D held 1.8 s over 7's fan on its way
+    to 8, judged put beneath 7, a false WRONG_TARGET_PILE; 9178's 3S held 1.8 s above its own stack, judged
+    put on top, a false WRONG_SIDE): still held for as long as nothing stirs by it, put there at the next
+    look once something does (the hand letting go). Out beneath its own pile (``side`` None) it is put
+    down as it comes to rest, stirring or not."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    rest = w.layout.centres[pile - 1] + along * w.h * w.layout.outward[pile - 1]
+    six, rest, out = _six_carried_to(w, view, rest)
+    assert w.hand is not None and w.hand.card == six and w.hand.source == 13
+    f = 4
+    for _ in range(8):  # 0.8 s at rest, nothing moving
+        _still_frames(w, 1)
+        w._note_stirred(f)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+        f += 3
+    placed = [o.event for o in out if o.event[0] == "place"]
+    assert placed == ([] if side is not None else [["place", 6, "under"]])
+    if then == "nothing" or side is None:
+        return
+    _hand_moves_over(w, rest + np.array([0.0, 0.6 * w.h]))
+    w._note_stirred(f)
+    f += 1
+    _still_frames(w, 1)
+    out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+    assert [o.event for o in out if o.event[0] == "place"] == [["place", pile, side]]
 
 
 @pytest.mark.parametrize("moving_looks, placed", [(1, False), (3, True)])
@@ -2332,6 +2383,31 @@ def test_a_table_card_read_off_its_place_in_its_own_fan_does_not_put_down_a_card
     seen = w.layout.centres[read_at - 1] + 0.35 * w.h * w.layout.outward[read_at - 1]
     out = w._observe(22, 22 / 30, Detections.from_rows([_one_up(w, held, nine), _one_up(w, seen, seven)]), view)
     assert bool([o for o in out if o.event[0] == "place"]) is placed
+
+
+def test_a_card_held_still_then_missing_from_its_place_is_not_put_down_by_the_next_card_read():
+    """A 9S held still between the piles on its way from 5 to 9, then missing from its place at the look
+    where another card is read in 8's fan: it may have been carried on and be the card read (9174 at 1080p,
+    models: a 5H held 2.3 s between the piles, then carried on and read once as 6H, was judged put beneath
+    6, a false WRONG_TARGET_PILE). Not put down; seen at its place again with the other card read, it is
+    put down at the pile nearest it, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=9)
+    seven, nine = Card.parse("7S"), Card.parse("9S")
+    view = GameView(expected_pile=9, face_up=frozenset({seven, nine}))
+    h = _Hand(first_frame=1)
+    h.card, h.announced, h.source, h.left_source = nine, True, 5, True
+    h.sightings = [_sighting(w, 2, 6, 1.0, False, nine)]
+    w.hand = h
+    held = w.layout.centres[6] - 0.6 * w.h * w.layout.outward[6]  # inward of 7's stack, at no lying place
+    for k in range(4):
+        assert not w._observe(10 + 3 * k, (10 + 3 * k) / 30, Detections.from_rows([_one_up(w, held, nine)]), view)
+    assert w.hand is h and h.idle >= 3
+    seen = w.layout.centres[7] + 0.35 * w.h * w.layout.outward[7]
+    out = w._observe(22, 22 / 30, Detections.from_rows([_one_up(w, seen, seven)]), view)
+    assert not [o for o in out if o.event[0] == "place"] and w.hand is h
+    out = w._observe(25, 25 / 30, Detections.from_rows([_one_up(w, held, nine), _one_up(w, seen, seven)]), view)
+    assert [o.event for o in out if o.event[0] == "place"] == [["place", 7, "under"]]
 
 
 def _one_down(w: Watcher, point):
