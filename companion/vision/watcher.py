@@ -818,16 +818,18 @@ class Watcher:
         """The hand card came to rest where a hand pausing with it on its way looks like one that put it down,
         and nothing has stirred near it since (``_note_stirred``), for less than ``HELD_STILL_S``: it is still
         held there, not put down (a hand lets go of a card it puts down and moves away, while the card stays).
-        Such places: another pile's, for a read card (9171 at 1080p, models: an 8D held 1.8 s over 7's fan on
-        its way to 8, judged put beneath 7, a false WRONG_TARGET_PILE; 9177's 9D over 7); on top of a stack,
-        its own too (9178's 3S held 1.8 s above its own stack, judged put on top, a false WRONG_SIDE); for a
-        card not yet read, only well inward of a stack, ``HELD_INWARD`` card heights or more, where no card
-        put on top lies (9130: the first card, a 6S, held 2 s 0.27 card heights inward of the stack of 6).
-        Never beneath its own pile: a card slid out there is judged as it comes to rest, before the hand
-        lets go."""
+        Such places, for a read card in play (not a table card being moved): another pile's (9171 at 1080p,
+        models: an 8D held 1.8 s over 7's fan on its way to 8, judged put beneath 7, a false
+        WRONG_TARGET_PILE; 9177's 9D over 7), and on top of a stack, its own too (9178's 3S held 1.8 s above
+        its own stack, judged put on top, a false WRONG_SIDE). For a card not yet read, only well inward of a
+        stack, ``HELD_INWARD`` card heights or more, where no card put on top lies (9130: the first card, a
+        6S, held 2 s 0.27 card heights inward of the stack of 6). Never beneath its own pile: a card slid out
+        there is judged as it comes to rest, before the hand lets go. (A table card taken for moved while a
+        hand passed over it, held so, changed the start of the next card's trail: 9181 at 1080p, models, an
+        8S "moved" on top of its own stack; the 4H turned next out of turn was judged taken where play was.)"""
         if h.stirred or not self._mask_hist or t - h.rest_t >= HELD_STILL_S:
             return False  # (no motion measured: cannot tell)
-        if h.card is not None and (pos[1] == "top" or not self._home_is(h, pos[0])):
+        if h.card is not None and h.from_table is None and (pos[1] == "top" or not self._home_is(h, pos[0])):
             return True
         if pos[1] != "top":
             return False

@@ -2283,6 +2283,21 @@ def test_a_read_card_come_to_rest_where_a_pause_looks_like_a_put_down_is_held_un
     assert [o.event for o in out if o.event[0] == "place"] == [["place", pile, side]]
 
 
+@pytest.mark.parametrize("moved", [False, True])
+def test_a_table_card_being_moved_is_not_held_as_a_pause_on_the_way(moved):
+    """A card at rest on top of a stack, nothing stirring by it since: the card in play is still held (a pause
+    on its way); a table card being moved is not (9181 at 1080p, models: the 8S lying on top of its own stack,
+    taken for moved as a hand passed over it and held so, changed the start of the next card's trail, and the
+    4H turned next out of turn was judged taken where play was)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    six = Card.parse("6S")
+    _still_frames(w, 2)  # (motion measured: nothing moving)
+    h = _Hand(first_frame=1, card=six, from_table=six if moved else None, announced=True)
+    h.rest_t = 0.1
+    assert w._still_held(h, (9, "top"), 0.5) is not moved
+
+
 @pytest.mark.parametrize("moving_looks, placed", [(1, False), (3, True)])
 def test_motion_as_a_card_comes_to_rest_is_no_hand_letting_go(moving_looks, placed):
     """A 6S read at the centre, carried off and come to rest 0.25 card heights inward of pile 9's stack,
