@@ -2220,6 +2220,27 @@ def _six_carried_to(w: Watcher, view: GameView, rest):
     return six, rest, out
 
 
+def _rest_still(w: Watcher, view: GameView, card: Card, rest, looks: int = 8, first: int = 4):
+    """``card`` seen at ``rest`` for ``looks`` looks three frames apart from frame ``first``, nothing moving
+    anywhere (each frame's ``_note_stirred`` as the watcher's loop does). Returns the observations."""
+    out = []
+    for k in range(looks):
+        f = first + 3 * k
+        _still_frames(w, 1)
+        w._note_stirred(f)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, card)]), view)
+    return out
+
+
+def _let_go(w: Watcher, view: GameView, card: Card, rest, frame: int = 28):
+    """Something moves by ``rest`` at ``frame`` (the hand letting go of ``card`` and leaving), then a still
+    look at ``frame + 1`` sees the card there. Returns the observations."""
+    _hand_moves_over(w, rest + np.array([0.0, 0.6 * w.h]))
+    w._note_stirred(frame)
+    _still_frames(w, 1)
+    return w._observe(frame + 1, (frame + 1) / 30, Detections.from_rows([_one_up(w, rest, card)]), view)
+
+
 @pytest.mark.parametrize("then", ["nothing", "stirs"])
 def test_a_card_come_to_rest_inward_of_a_stack_with_nothing_stirring_is_still_held(then):
     """A 6S read at the centre, carried off and come to rest 0.25 card heights inward of pile 9's stack,
@@ -2231,20 +2252,11 @@ def test_a_card_come_to_rest_inward_of_a_stack_with_nothing_stirring_is_still_he
     view = GameView(expected_pile=13)
     six, rest, out = _six_carried_towards_9(w, view)
     assert w.hand is not None and w.hand.card == six and w.hand.source == 13
-    f = 4
-    for _ in range(8):  # 0.8 s still by the stack, its stack hidden, nothing moving
-        _still_frames(w, 1)
-        w._note_stirred(f)
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
-        f += 3
+    out += _rest_still(w, view, six, rest)  # 0.8 s still by the stack, its stack hidden
     assert not any(o.event[0] == "place" for o in out)
     if then == "nothing":
         return
-    _hand_moves_over(w, rest + np.array([0.0, 0.6 * w.h]))
-    w._note_stirred(f)
-    f += 1
-    _still_frames(w, 1)
-    out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+    out += _let_go(w, view, six, rest)
     assert [o.event for o in out if o.event[0] == "place"] == [["place", 9, "top"]]
 
 
@@ -2265,21 +2277,12 @@ def test_a_read_card_come_to_rest_where_a_pause_looks_like_a_put_down_is_held_un
     rest = w.layout.centres[pile - 1] + along * w.h * w.layout.outward[pile - 1]
     six, rest, out = _six_carried_to(w, view, rest)
     assert w.hand is not None and w.hand.card == six and w.hand.source == 13
-    f = 4
-    for _ in range(8):  # 0.8 s at rest, nothing moving
-        _still_frames(w, 1)
-        w._note_stirred(f)
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
-        f += 3
+    out += _rest_still(w, view, six, rest)
     placed = [o.event for o in out if o.event[0] == "place"]
     assert placed == ([] if side is not None else [["place", 6, "under"]])
     if then == "nothing" or side is None:
         return
-    _hand_moves_over(w, rest + np.array([0.0, 0.6 * w.h]))
-    w._note_stirred(f)
-    f += 1
-    _still_frames(w, 1)
-    out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+    out += _let_go(w, view, six, rest)
     assert [o.event for o in out if o.event[0] == "place"] == [["place", pile, side]]
 
 
