@@ -525,6 +525,8 @@ class Referee:
                 return OK, f"Yes, {_the(card)}. {self._place_text(card)}"
             return Flag.DUPLICATE_CARD, (f"I read {_the(h.card)} before and now {_the(card)}. "
                                          "Please show me the corner of the card again.")
+        if card in s.hidden_known and card not in s.where and card != h.expected:
+            self._put_back_here_after_all(card, h)
         if (card in s.where or card in s.hidden_known) and card != h.expected:
             return Flag.DUPLICATE_CARD, (f"{_the(card).capitalize()} is already on the table, so this cannot be it. "
                                          "Please show me the corner of the card again.")
@@ -553,6 +555,32 @@ class Referee:
         if card.rank is Rank.KING and self._ended():
             return OK, f"{_the(card).capitalize()}: the fourth king. Put it beneath the centre."
         return OK, f"{_the(card).capitalize()}. {self._place_text(card)}"
+
+    def _put_back_here_after_all(self, card: Card, h: _Hand) -> None:
+        """A card seen put back face down on one pile is taken from another: one card cannot lie in two
+        places, and a face read in the hand is surer than the pile a card was seen turned down at, so it
+        went back on the pile it is taken from now (9147 and 9184 at 1080p, models: a card taken by mistake
+        and put back on its own pile, judged put back on the next one, a WRONG_TARGET_PILE; when it was
+        taken again where it truly lay, the reading was refused as a card "already on the table", and the
+        game lost its way). The count moves to this pile; a card we knew lay here lies beneath it still.
+        Not for the card a player is taking back off a wrong pile (that fix has its own path)."""
+        s = self._s
+        was = next((p for p in PILES if card in s.known_top[p]), None)
+        if was is None or was == h.source or h.misreturn is not None:
+            return
+        s.known_top[was].remove(card)
+        s.hidden_known.discard(card)
+        s.misreturned = [r for r in s.misreturned if r.card != card]
+        if s.down[was] > 0:
+            s.down[was] -= 1
+            if h.phantom:
+                h.phantom = False  # the pile held it after all: putting it back there counts again
+            else:
+                s.down[h.source] += 1
+        if h.expected is not None:  # it was on top of the card we knew lay here: that one is still there
+            s.known_top[h.source].append(h.expected)
+            s.hidden_known.add(h.expected)
+            h.expected = None
 
     def _not_misreturned(self, h: _Hand) -> tuple[Any, str] | None:
         """The card taken off a pile a card was seen put back on by mistake is another one: that card was
