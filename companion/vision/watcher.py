@@ -55,6 +55,9 @@ from .table_model import TableCard, TableModel, ViewGeometry, quad_sizes
 __all__ = ["WatcherParams", "GameView", "Observation", "Watcher"]
 
 
+#: A card lying this close (card heights) to where the hand card was first seen may be that card, picked up.
+PICKED_UP_REACH = 1.0
+
 #: A look leans to a card when it gives its rank and its suit at least these odds.
 LEANING = 0.5
 #: A hand card out of sight moves up to this many card heights a frame (at most HAND_REACH_MAX).
@@ -2032,6 +2035,8 @@ class Watcher:
         fused = 0.0
         if n < p.agree:
             card, fused = self._fused(h)  # no two sure readings agree: what do its looks say together?
+            if h.card is None and h.from_table is None and (card is None or card in seen_table):
+                card, fused = self._pinned_by_rank(h, view)  # (a card seen lying in its place is not this one)
             if card is None:
                 return
             if recent and card not in recent and any(
@@ -2107,6 +2112,32 @@ class Watcher:
             # leaning to clubs named the 8S 2C)
             return None, 0.0
         return named, conf
+
+    def _pinned_by_rank(self, h: _Hand, view: GameView) -> tuple[Card | None, float]:
+        """The one card of a rank still to come, when the hand card's looks added up make that rank
+        ``fused_confidence`` sure (some look gave it at least ``LEANING``) and it was first seen away from
+        every card of the rank lying on the table: the unseen set names its suit. (9176 at 1080p, models:
+        the last king, the KC, read K surely over 20 looks as it was carried from 10 and lay beneath the
+        centre, its suit leaning to spades, the KS lying there: never named, and the game's end never seen.)
+        First seen within ``PICKED_UP_REACH`` of a card of the rank, it may be that card: picked up to be
+        moved, or the detector's second shape of it, or of a fan of them (9179: a shape over the three aces
+        lying beneath 1, named AD this way, a false turn)."""
+        if h.looks < 2 or self.params.fused_confidence >= 1.0:
+            return None, 0.0
+        pr = np.exp(h.rank_ev - h.rank_ev.max())
+        r = int(pr.argmax())
+        conf = float(pr[r] / pr.sum())
+        if conf < self.params.fused_confidence or r not in h.leant_ranks:
+            return None, 0.0
+        rank = Rank(r + 1)
+        left = [c for c in (Card(rank, Suit(x)) for x in SUIT_CODES) if c not in self.table and c not in view.face_up]
+        if len(left) != 1:
+            return None, 0.0
+        first = h.sightings[0].centre if h.sightings else None
+        if first is None or any(tc.card.rank is rank and tc.distance(first) < PICKED_UP_REACH * self._pile_h(tc.pile)
+                                for tc in self.table):
+            return None, 0.0
+        return left[0], conf
 
     def _announce(self, h: _Hand, index: int, t: float, view: GameView) -> list[Observation]:
         if h.card is None or h.announced or h.from_table is not None:

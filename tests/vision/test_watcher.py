@@ -2642,3 +2642,41 @@ def test_a_card_still_sliding_in_towards_the_stack_is_not_yet_beneath(first_alon
         events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_lying(w, 9, along, 0.0, 1.0, card)]),
                                                view)]
     assert (["place", 9, "under"] in events) is beneath
+
+
+@pytest.mark.parametrize("kings_lying, ks_seen_since, ks_where, named", [
+    (("KS", "KH", "KD"), True, "centre", "KC"),  # three kings lie in their places: the fourth is the KC
+    (("KS", "KH", "KD"), False, "centre", "KC"),  # the KS out of sight since (cards beneath hide each other)
+    (("KS", "KH", "KD"), True, "first", None),  # the KS lies where the hand card was first seen: it may be it
+    (("KS", "KH", "KD"), False, "first", None),
+    (("KS", "KH"), True, "centre", None),  # two kings still to come: the rank does not name the card
+])
+def test_the_last_card_of_a_rank_is_named_by_its_rank_alone(kings_lying, ks_seen_since, ks_where, named):
+    """Blurred looks at the card just turned at the centre all give a king, and lean to spades: added up
+    they name the KS, which lies beneath the centre, seen there at each look, so it cannot be this card.
+    When the other three kings lie on the table away from where it was first seen (seen lately or not: cards
+    beneath the centre hide each other), the unseen set names it: the KC (9176 at 1080p, models: the last king, never named over 20 looks, and the end of the game
+    never seen). Not while two kings could still come, nor while a king lies where the card was first seen
+    (it may be that king picked up, or a second shape of it: 9179's fan of three aces beneath 1, named AD)."""
+    from companion.vision.table_model import TableCard
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=13)
+    lying = [Card.parse(c) for c in kings_lying]
+    toward_12 = (w.layout.centres[11] - w.layout.centres[12]) / np.linalg.norm(w.layout.centres[11] - w.layout.centres[12])
+    for k, king in enumerate(lying):
+        seen = 40 if ks_seen_since or king != Card.parse("KS") else 5
+        place = w.layout.centres[12] + (1.0 + 0.2 * k) * w.h * np.array([0.0, 1.0])  # away from 12
+        if ks_where == "first" and king == Card.parse("KS"):
+            place = w.layout.centres[12] + 0.35 * w.h * toward_12
+        w.table.put(TableCard(king, 13, "under", place, 1, seen))
+    view = GameView(expected_pile=13, face_up=frozenset(lying))
+    w._view = view
+    h = w.hand = _Hand(first_frame=10)
+    rank_p, suit_p = np.full(13, 0.3 / 12), np.full(4, 0.3 / 3)
+    rank_p[12], suit_p[3] = 0.7, 0.7  # a king, spades
+    for k in range(5):
+        c = w.layout.centres[12] + 0.35 * (k + 1) * w.h * toward_12
+        f = 10 + 3 * k
+        w._track(h, f, f / 30, (None, 0.3), c, 100.0, view, set(lying), 0.714, rank_p, suit_p)
+    assert h.card == (Card.parse(named) if named else None)
+    assert h.announced == (named is not None)
