@@ -2130,7 +2130,7 @@ class Watcher:
         if conf < self.params.fused_confidence or r not in h.leant_ranks:
             return None, 0.0
         rank = Rank(r + 1)
-        left = [c for c in (Card(rank, Suit(x)) for x in SUIT_CODES) if c not in self.table and c not in view.face_up]
+        left = [c for c in (Card(rank, Suit(x)) for x in SUIT_CODES) if not self._impossible(c, view)]
         if len(left) != 1:
             return None, 0.0
         first = h.sightings[0].centre if h.sightings else None
