@@ -124,7 +124,7 @@ class StackLooks:
     """
 
     def __init__(self, centres: np.ndarray, card_h: np.ndarray, *, reach: float = 0.45, size: int = 16,
-                 still_level: float = 1.5, still_frames: int = 4, keep: int = 64) -> None:
+                 still_level: float = 1.5, still_frames: int = 4, keep: int = 64, compare_looks: int = 1) -> None:
         if not 0.0 < reach <= 2.0:
             raise ValueError(f"stack looks reach must be in (0, 2] card heights, got {reach}")
         if not 4 <= size <= 64:
@@ -133,6 +133,8 @@ class StackLooks:
             raise ValueError(f"stack looks still_level must be > 0 grey levels, got {still_level}")
         if not still_frames >= 1:
             raise ValueError(f"stack looks still_frames must be >= 1, got {still_frames}")
+        if not 1 <= compare_looks <= keep:
+            raise ValueError(f"stack looks compare_looks must be 1..keep ({keep}), got {compare_looks}")
         self.centres = np.asarray(centres, np.float64).reshape(-1, 2)
         self.card_h = np.asarray(card_h, np.float64).reshape(-1)
         self.reach, self.size, self.still_level, self.still_frames = reach, size, still_level, still_frames
@@ -141,6 +143,7 @@ class StackLooks:
         self._still = [0] * n
         self._kept: list[list[tuple[int, np.ndarray]]] = [[] for _ in range(n)]
         self._keep = keep
+        self.compare_looks = compare_looks
 
     def _patch(self, image: np.ndarray, k: int) -> np.ndarray | None:
         h, w = image.shape[:2]
@@ -181,9 +184,11 @@ class StackLooks:
 
     def change_since(self, pile: int, frame: int, settled_after: int | None = None) -> float | None:
         """Mean grey-level difference between the stack's latest settled look and its last settled look
-        at or before ``frame``; None when it was never seen settled by then, or when it is not settled
-        now (a hand may be taking its card) unless it settled after frame ``settled_after`` (what
-        happened before then shows)."""
+        at or before ``frame`` (with ``compare_looks`` above 1: the least difference from that many of its
+        last settled looks by then; a hand that rested still on the stack a moment, as it put a card down
+        beside it, is in that look, and the look before shows the stack as it was); None when it was never
+        seen settled by then, or when it is not settled now (a hand may be taking its card) unless it
+        settled after frame ``settled_after`` (what happened before then shows)."""
         kept = self._kept[pile - 1]
         if not kept:
             return None
@@ -192,4 +197,4 @@ class StackLooks:
         before = [p for f, p in kept if f <= frame]  # the spell settled at that frame, or the last before it
         if not before:
             return None
-        return float(np.abs(kept[-1][1] - before[-1]).mean())
+        return min(float(np.abs(kept[-1][1] - p).mean()) for p in before[-self.compare_looks:])

@@ -201,6 +201,13 @@ SHOWN_ON_STACK_LOOKS = 15
 # by less than STACK_UNTOUCHED was not touched (about 1 elsewhere)
 STACK_TAKEN = 4.0
 STACK_UNTOUCHED = 2.0
+# a stack's change is measured from the nearer of its last this-many settled looks before the last card was
+# put down: the hand that put it down may have rested still on a neighbouring stack, and that look holds
+# the hand (9180 at 1080p, models: the 6H taken from 3, where play was, was judged taken from 4, whose look
+# with the hand on it differed by 47 grey levels from the bare stack after; the look before, by 1.1)
+STACK_COMPARE_LOOKS = 2
+# card heights: a back seen lifted this near a stack's place is at that stack
+ON_STACK_PLACE = 0.25
 # a card's turn judged away from where play is waits up to this many frames for the stacks to settle
 # and show where it was taken from (the hand that took it still hides the stack when it is first read)
 SOURCE_WAIT = 24
@@ -361,6 +368,7 @@ class _Hand:
     announced: bool = False  # turn/see (or exchange/see) emitted
     fused: bool = False  # the belief comes from its looks added up (``_fused``), no two sure readings agreeing
     provisional: bool = False  # announced on such a belief, the announcement held (``SOURCE_WAIT``) to be confirmed
+    contested: bool = False  # two sure readings agree, but another card that can be new was read surely too
     rank_ev: np.ndarray = field(default_factory=lambda: np.zeros(13))  # summed log-probabilities of its looks
     suit_ev: np.ndarray = field(default_factory=lambda: np.zeros(4))
     looks: int = 0  # sightings that added to them
@@ -580,7 +588,8 @@ class Watcher:
         self.layout = layout
         self.h = float(np.median(layout.pile_card_h))
         self._boxes = None
-        self.stack_looks = StackLooks(layout.centres, layout.pile_card_h)  # (a moved view: looks start again)
+        self.stack_looks = StackLooks(layout.centres, layout.pile_card_h,  # (a moved view: looks start again)
+                                      compare_looks=STACK_COMPARE_LOOKS)
         if old is None:
             self.geometry = ViewGeometry(layout)
             self.stack_size = self.geometry.sizes.copy()
@@ -1007,8 +1016,7 @@ class Watcher:
             if held and self._settling_back(index, k + 1):
                 continue  # the card just put back face down there, coming to rest: no card lifted
             if held and abs(aspects[i] / float(self.stack_aspect[k]) - 1.0) <= 0.2:
-                g = self._ground(centres[i], heights[i])
-                self.fd_recent.append((index, self._pile_at(g), centres[i].copy()))
+                self.fd_recent.append((index, self._back_pile(centres[i], float(heights[i])), centres[i].copy()))
             elif held and float(dist.min()) < 0.6:
                 # turning over (foreshortened: its size says nothing of its height) close by a stack
                 self.fd_recent.append((index, k + 1, centres[i].copy()))
@@ -1030,10 +1038,12 @@ class Watcher:
                 # king at the centre, suit unread, a little off its place, was taken for the 5C carried past
                 # it, which was then judged put beneath the centre)
                 # (a card announced on its looks added up, held: read surely as another card of its rank)
+                # (or, its reading contested, read surely as the card that contests it)
                 near = [i for i in cand if (reads[i][0] is None or h.card is None or (
                     h.provisional and not self._impossible(reads[i][0], view))) and not (
                     h.card is not None and int(dets.rank[i]) not in (0, int(h.card.rank.value))
-                    and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
+                    and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE
+                    and not (h.provisional and h.contested and reads[i][0] is not None and reads[i][0] in h.reads))]
                 # a card lying still at its last looks, off the pile it came from, has not leapt off since
                 # (9059 at 1080p: a TC lying by 10, missed one look, was taken for an unread JH lying at 11,
                 # 1.45 card heights away, and judged put down there). One just turned over, still over its
@@ -2048,6 +2058,16 @@ class Watcher:
                 # Many looks far ahead still name it: 9073's KS lying beneath 13, 17 looks, the 8H turned
                 # next read surely once beside it, 48 nats behind
                 return
+        if h.announced and h.provisional and h.contested:
+            # contested: the card read surely most often over its last ten looks, not only the last few (9180 at
+            # 1080p, models: the first card, an 8C, read surely once as it was turned, then three times as
+            # TC as it was carried; TC announced, and the five sure 8C readings where it lay were taken for
+            # the next card turned there: a false WRONG_TARGET_PILE and WRONG_SOURCE_PILE)
+            tally = Counter(c for c in h.reads if c is not None and c != h.card and not self._impossible(c, view))
+            rival = max(tally, key=lambda c: tally[c], default=None)
+            if rival is not None and tally[rival] > sum(1 for c in h.reads if c == h.card):
+                self._confirm_provisional(h, rival, view, seen_table)
+            return
         if h.announced and h.provisional and n >= p.agree:
             self._confirm_provisional(h, card, view, seen_table)
             return
@@ -2064,6 +2084,8 @@ class Watcher:
             return  # already face up elsewhere: cannot be this card
         h.card = card
         h.fused = n < p.agree
+        h.contested = not h.fused and any(c is not None and c != card and not self._impossible(c, view)
+                                          for c in h.reads)
         h.confidence = max((s.conf for s in h.sightings if s.card == card), default=fused)
 
     def _confirm_provisional(self, h: _Hand, card: Card, view: GameView, seen_table: set[Card]) -> None:
@@ -2165,7 +2187,8 @@ class Watcher:
             else:
                 self._seeking = missed is not None  # one seems missed, not found yet: look on while the turn waits
                 # a belief its looks only add up to waits too, for sure readings to confirm or correct it
-                h.provisional = h.fused
+                # (and one that another sure reading contests, for the readings to come to outnumber it)
+                h.provisional = h.fused or h.contested
                 self._holding = not decided or self._seeking or h.provisional
                 self._holding_for, self._holding_since = h, self._last_put
             out.append(Observation(index, t, ["turn", h.source], None, "taken"))
@@ -2250,6 +2273,18 @@ class Watcher:
         along, across = float(d @ u) / hq, abs(float(d[0] * u[1] - d[1] * u[0])) / hq
         n_under = sum(1 for tc in self.table.on_pile(q) if tc.side == "under")
         return 0.15 <= along < 0.3 * (n_under + 1) + 0.6 and across < 0.45
+
+    def _back_pile(self, centre: np.ndarray, height: float) -> int | None:
+        """The pile a card seen lifted face down is held over: where its size puts it on the table (a card
+        held up looks bigger and lies nearer the camera than its place); but one seen right on a stack's
+        place (``ON_STACK_PLACE``) is at that stack, whatever its size says (9184 at 1080p, models: the JS
+        lifted at 4, where play was, its back seen 0.2 card heights from 4's stack and put by its height
+        over 5, was judged taken from 5)."""
+        dist = np.linalg.norm(self.layout.centres - centre, axis=1) / self.layout.pile_card_h
+        k = int(np.argmin(dist))
+        if float(dist[k]) < ON_STACK_PLACE:
+            return k + 1
+        return self._pile_at(self._ground(centre, height))
 
     def _source(self, h: _Hand) -> int:
         # a card lifted face down shows its face where it was held: a face-down sighting far from where

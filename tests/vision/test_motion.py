@@ -95,7 +95,23 @@ def test_stack_looks_say_nothing_while_a_hand_hides_the_stack():
     assert _looks().change_since(1, 0) is None, "never seen"
 
 
-@pytest.mark.parametrize("kw, word", [({"reach": 0.0}, "reach"), ({"size": 2}, "size"), ({"still_frames": 0}, "still_frames")])
+@pytest.mark.parametrize("compare_looks, stack_1_changed", [(1, True), (2, False)])
+def test_stack_looks_compare_with_the_look_before_one_a_hand_rested_in(compare_looks, stack_1_changed):
+    """A hand rests still beside stack 1 (covering part of its look) as the last card is put down, long
+    enough for that look to be kept; then it goes, and stack 2's top card is taken. Compared with the kept
+    look alone, stack 1 "changed" (9180 at 1080p: 47 grey levels, the 6H judged taken there); compared
+    with the look before as well, it did not. Stack 2 changed either way."""
+    looks = _looks(still_frames=3, compare_looks=compare_looks)
+    frames = [_stacks_frame()] * 5 + [_stacks_frame(hand_at=(85, 60))] * 5 + \
+        [_stacks_frame(hand_at=(150, 60))] + [_stacks_frame(changed={2: 6})] * 5
+    for f, img in enumerate(frames):
+        looks.update(img, f)
+    assert (looks.change_since(1, 9) > 8.0) is stack_1_changed
+    assert looks.change_since(2, 9) > 8.0, "stack 2's top card was taken"
+
+
+@pytest.mark.parametrize("kw, word", [({"reach": 0.0}, "reach"), ({"size": 2}, "size"), ({"still_frames": 0}, "still_frames"),
+                                      ({"compare_looks": 0}, "compare_looks"), ({"compare_looks": 9, "keep": 8}, "compare_looks")])
 def test_stack_looks_settings_are_validated(kw, word):
     with pytest.raises(ValueError, match=word):
         _looks(**kw)

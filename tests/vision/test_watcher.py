@@ -380,6 +380,18 @@ def _sighting(w: Watcher, frame: int, pile: int, along: float, both: bool, card:
     return _Sighting(frame, frame / 30, card, 0.99 if card else 0.2, c, w.geometry.pile_size_at(pile, c), 0.0, both)
 
 
+@pytest.mark.parametrize("off, at_4", [(0.1, True), (0.2, True), (0.45, False)])
+def test_a_back_seen_lifted_on_a_stacks_place_is_at_that_stack(off, at_4):
+    """A back seen twice a card's size (held up, or the stack half under a hand), 0.1-0.2 card heights
+    from 4's stack towards 5: its size alone would put it far in, over the centre; it is at 4 (9184 at
+    1080p, models: the JS lifted at 4 judged taken at 5 that way). Further out, its size has the say."""
+    w = _clock_watcher(expected=4)
+    c4, c5 = w.layout.centres[3], w.layout.centres[4]
+    centre = c4 + (c5 - c4) / np.linalg.norm(c5 - c4) * off * w.h
+    assert w._pile_at(w._ground(centre, 2.0 * w.h)) != 4
+    assert (w._back_pile(centre, 2.0 * w.h) == 4) is at_4
+
+
 def test_a_held_turn_is_judged_from_the_stacks_as_they_were_when_it_was_held():
     """A turn judged at 4, away from where play is (13), waits for the stacks. Compared from frame 100
     (the last card put down before it was held) the centre lost its card and 4 did not: taken from the
@@ -2680,3 +2692,27 @@ def test_the_last_card_of_a_rank_is_named_by_its_rank_alone(kings_lying, ks_seen
         w._track(h, f, f / 30, (None, 0.3), c, 100.0, view, set(lying), 0.714, rank_p, suit_p)
     assert h.card == (Card.parse(named) if named else None)
     assert h.announced == (named is not None)
+
+
+@pytest.mark.parametrize("lying_reads, named", [(4, "8C"), (1, "TC")])
+def test_a_card_whose_sure_readings_disagree_waits_for_the_most_of_them(lying_reads, named):
+    """The first card is read surely as the 8C as it is turned at the centre, then surely as TC at three
+    looks as it is carried towards 8: TC is announced, but held, as another sure reading contests it. Read
+    surely as the 8C four more times as it comes to rest by 8, it was the 8C: the held announcement is corrected,
+    and those readings are the same card, not the next one turned (9180 at 1080p, models: TC reported, the
+    8C lying there taken for a card turned at 8, a false WRONG_TARGET_PILE and WRONG_SOURCE_PILE). Read so
+    once more only, TC has the most sure readings and stands."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    w._view = view
+    eight, ten = Card.parse("8C"), Card.parse("TC")
+    centre, by_8 = w.layout.centres[12], w.layout.centres[7] + 0.35 * w.h * w.layout.outward[7]
+    coming_to_rest = [by_8 + d * w.h * w.layout.outward[7] for d in (0.3, 0.15, 0.0, 0.0)]
+    looks = [(centre + 0.05 * w.h * w.layout.outward[12], eight)] + \
+        [(centre + (by_8 - centre) * k / 4, ten) for k in (1, 2, 3)] + [(c, eight) for c in coming_to_rest[:lying_reads]]
+    out = []
+    for k, (c, card) in enumerate(looks):
+        f = 1 + 3 * k
+        out += w._release(w._observe(f, f / 30, Detections.from_rows([_one_up(w, c, card)]), view), f, looked=True)
+    out += w._release([], 60)  # released when a turn waiting for the stacks would be, at the latest
+    assert [o.event for o in out if o.event[0] in ("turn", "see")] == [["turn", 13], ["see", named]]
