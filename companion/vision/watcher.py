@@ -786,7 +786,32 @@ class Watcher:
             if down is not None:
                 h.lying_at = down
                 return out + self._place(h, index, time_s)
+            return out + self._named_where_lost(h, index, time_s)
         return out
+
+    def _named_where_lost(self, h: _Hand, index: int, t: float) -> list[Observation]:
+        """An unnamed hand card carried at least a card height, lost from sight (or the source ended) just
+        after its one sure reading, as a card that can be new, seen lying at that card's own pile (never read
+        surely as another): named so and put down there, its turn and reading first; no later look will name
+        it (9173 at 1080p, models: the last king, the KS, read surely once as it came to lie beneath the
+        centre, then lost in the fan of kings there, which the detector sees as one card; the end of the game
+        never seen). Never for a shape seen at one place only: a card lying there misread (a first version
+        named "4S" a shape read so once by 4, long before the 4S was turned, on the same game). [] otherwise."""
+        view = self._view or GameView()
+        sure = {c for c in h.reads if c is not None}
+        if h.card is not None or h.from_table is not None or h.announced or len(sure) != 1 \
+                or h.last_pos is None or h.last_pos[1] == "top":
+            return []
+        card, = sure
+        if h.last.card != card or card.home_pile != h.last_pos[0] or self._impossible(card, view):
+            return []
+        if float(np.linalg.norm(h.last.centre - h.sightings[0].centre)) < self.h:
+            return []  # never seen carried there: a misreading of a card lying there (9173's "4S" by 4)
+        h.card = card
+        h.confidence = h.last.conf
+        out = self._announce(h, index, t, view)
+        h.lying_at = h.last_pos
+        return out + self._place(h, index, t)
 
     def _pile_motion_update(self, image: np.ndarray) -> None:
         """Changed pixels around each stack in the last few frames (a hand over a stack moves)."""
@@ -1096,7 +1121,8 @@ class Watcher:
                 h.lying_at = down
                 out += self._place(h, index, t)
             elif down is None and h.missing >= p.vanish_reads:
-                out += self._vanished(h, index, t, view)
+                named = self._named_where_lost(h, index, t)
+                out += named if named else self._vanished(h, index, t, view)
         # a new hand card is not where a table card lies (that is a misreading of the table card); nor, while
         # the hand holds another card, a table card read as itself a little off its place (9076 at 1080p: the
         # 6S just put beneath 6, seen 0.27 card heights off its place as the QH turned at 6 was held over it,

@@ -2716,3 +2716,30 @@ def test_a_card_whose_sure_readings_disagree_waits_for_the_most_of_them(lying_re
         out += w._release(w._observe(f, f / 30, Detections.from_rows([_one_up(w, c, card)]), view), f, looked=True)
     out += w._release([], 60)  # released when a turn waiting for the stacks would be, at the latest
     assert [o.event for o in out if o.event[0] in ("turn", "see")] == [["turn", 13], ["see", named]]
+
+
+@pytest.mark.parametrize("first_at, lies_at, named", [
+    (6, 13, True),    # carried from 6, read once beneath the centre, its own pile: the KS
+    (13, 13, False),  # seen there only: may be a card lying there misread
+    (6, 5, False)])   # read once lying beneath another pile: not where a KS goes, left unnamed
+def test_a_card_read_surely_once_where_it_lies_at_its_own_pile_and_lost_there_is_named(first_at, lies_at, named):
+    """A card in play is followed unread from ``first_at``, read surely once as the KS as it comes to lie
+    beneath ``lies_at``, then never seen again (the fan of kings beneath the centre looks like one card to
+    the detector): carried to its own pile, it is named and put down there when it is lost (9173 at 1080p,
+    models: the last king never named, the end of the game never seen)."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    w._view = view
+    ks = Card.parse("KS")
+    start = w.layout.centres[first_at - 1] + 0.2 * w.h * w.layout.outward[first_at - 1]
+    rest = w.layout.centres[lies_at - 1] + 0.35 * w.h * w.layout.outward[lies_at - 1]
+    looks = [(start, None), (start + (rest - start) / 2, None), (rest, ks)]
+    out = []
+    for k, (c, card) in enumerate(looks):
+        f = 1 + 3 * k
+        out += w._release(w._observe(f, f / 30, Detections.from_rows([_one_up(w, c, card)]), view), f, looked=True)
+    for f in range(10, 40, 3):
+        out += w._release(w._observe(f, f / 30, Detections.empty(), view), f, looked=True)
+    events = [o.event for o in out]
+    assert (["see", "KS"] in events and ["place", lies_at, "under"] in events) is named
+    assert w.hand is None or not named
