@@ -2306,7 +2306,7 @@ class Watcher:
         place (``ON_STACK_PLACE``) is at that stack, whatever its size says (9184 at 1080p, models: the JS
         lifted at 4, where play was, its back seen 0.2 card heights from 4's stack and put by its height
         over 5, was judged taken from 5)."""
-        dist = np.linalg.norm(self.layout.centres - centre, axis=1) / self.layout.pile_card_h
+        dist = self._stack_distances(centre)
         k = int(np.argmin(dist))
         if float(dist[k]) < ON_STACK_PLACE:
             return k + 1
