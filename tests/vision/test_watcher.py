@@ -1075,6 +1075,30 @@ def test_a_card_whose_own_stack_changed_more_was_taken_there(where_play_is, its_
     assert w._source_by_stacks(9, h) == (want, True)
 
 
+@pytest.mark.parametrize("where_play_is, judged, want", [
+    (3.4, 0.3, 8),     # 9172's 5C at 1080p, models: the judged stack untouched, where play is changed a little
+    (1.5, 0.3, 9),     # neither stack changed: nothing to go on, the judged pile stays
+    (3.5, 2.5, 9),     # the judged stack changed, where play is too little to say it lost its top card
+    (100.8, 50.0, 9),  # oracle 8118's 4H at 640x360, truly taken out of turn: the arm reached across both
+    (54.2, 56.9, 9),   # 9172's 4H at 1080p, models: likewise
+    (14.1, 0.6, 8),    # where play is lost its top card, the judged stack untouched
+])
+def test_a_judged_stack_that_looks_untouched_was_not_taken_from(where_play_is, judged, want):
+    """A 5S judged taken from 9 (first seen there) while play is at 8. A judged stack that looks untouched
+    (under STACK_UNTOUCHED) was not where the card was taken when the stack where play is changed at all, as
+    when a hand still hides that stack; a stack that lost its top card changes by 2.6 grey levels at the
+    least. A judged stack that changed was where the card was taken, out of turn (the mistake is kept),
+    unless where play is changed four times as much or more."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    w._last_put = 5
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: \
+        {8: where_play_is, 9: judged}.get(pile, 0.0)
+    h = _Hand(first_frame=10)
+    h.card = Card.parse("5S")
+    assert w._source_by_stacks(9, h) == (want, True)
+
+
 @pytest.mark.parametrize("lying, want", [(None, 9), ((9, "near"), 8), ((9, "under"), 8), ((9, "top"), 9)])
 def test_a_card_lying_beneath_its_own_stack_is_no_sign_it_was_taken_there(lying, want):
     """Both stacks changed, the 9S's own (9) more than the one where play is (8). Lying out beneath 9 as
