@@ -1149,7 +1149,7 @@ class Watcher:
         if others and hd is not None and hd.announced and hd.from_table is None and hd.card is not None and \
                 self._put_down_at(hd) is None and (hd.idle >= 3 and hd.missing == 0 and any(
                     reads[i][0] not in (None, hd.card) and not self._in_own_fan(reads[i][0], centres[i])
-                    for i in others)
+                    and float(np.linalg.norm(centres[i] - hd.last.centre)) > 0.5 * self.h for i in others)
                     or self._turned_next(hd, index, others, reads, centres, view)):
             # stuck: the hand card lies still where no fan is, seen there at this look, and the next card is
             # read: it was put down at the pile nearest to it. (Not when the hand card is missing from its
@@ -1163,6 +1163,9 @@ class Watcher:
             # stirs, rests by a pile: 9142 at 1080p, models: a TD beneath 10, half under the hand turning the KD
             # at 10 and seen 0.1 card heights about and 1.2 times a lying card's size, never lay still, and the
             # KD carried to 13 was judged taken from 13)
+            # (a card read within half a card height of the hand card is that card misread, as ``_turned_next``
+            # has it: 9189 at 1080p, models: a 5H held still 2 s beside 4 on its way to 5, read once as 6H 0.2
+            # card heights off, was judged put beneath 4, a false WRONG_TARGET_PILE)
             q = self._nearest_pile(hd.last.centre)
             hd.lying_at = (q, "under")
             out += self._place(hd, index, t, "newcard")
@@ -1450,9 +1453,18 @@ class Watcher:
             return None
         if h.lying_at is not None:
             return h.lying_at
-        if h.missing > 0 and h.last_pos is not None and not self._carried_fast(h):
+        if h.missing > 0 and h.last_pos is not None and not self._carried_fast(h) and not self._lost_at_source(h):
             return h.last_pos
         return None
+
+    def _lost_at_source(self, h: _Hand) -> bool:
+        """The hand card, never seen carried away from the pile it was taken from (not its own pile), was
+        last seen on that pile's stack: lost from sight as it was carried off, not put down on the stack it
+        came from (seen out in that pile's fan, it may have been put beneath it, a mistake to flag) (9177
+        at 1080p, models: the 7D turned at 11, carried fast to 7 and next seen as an unread shape half way,
+        was judged put beneath 11 the moment that shape showed, a false WRONG_TARGET_PILE)."""
+        return h.source is not None and not h.left_source and h.last_pos == (h.source, "top") \
+            and not self._home_is(h, h.source)
 
     def _stuck_by(self, h: _Hand) -> int | None:
         """The stack of its own pile a read hand card (off the pile it came from) has lain by for its last

@@ -759,6 +759,23 @@ def test_a_card_last_seen_carried_fast_is_not_put_down_where_it_passed(first, la
     assert [e for e in events if e[0] == "place"] == [["place", placed_at, "under"]]
 
 
+@pytest.mark.parametrize("code, placed", [("7D", False), ("KD", True)])
+def test_a_card_lost_from_sight_on_the_stack_it_came_from_was_not_put_down_there(code, placed):
+    """A card read twice as it was turned over at the centre, then lost from sight there (a hand carrying
+    it fast); an unread shape shows three card heights off. A 7D was never seen leave the stack it came
+    from: it is not put down on it (9177 at 1080p, models: the 7D turned at 11, carried fast to 7 and next
+    seen half way as an unread shape, was judged put beneath 11 the moment that shape showed, a false
+    WRONG_TARGET_PILE). A KD, whose own pile that is, may have been put down there, as before."""
+    w, view, card = _read_at_the_centre(code)
+    assert w.hand is not None and w.hand.card == card and w.hand.source == 13 and not w.hand.left_source
+    events = []
+    for f in (5, 8):
+        events += [o.event for o in w._observe(f, f / 30, Detections.empty(), view)]
+    far = w.layout.centres[12] + 3.0 * w.h * w.layout.outward[6]
+    events += [o.event for o in w._observe(9, 9 / 30, Detections.from_rows([_one_up(w, far)]), view)]
+    assert any(e[0] == "place" for e in events) == placed, events
+
+
 @pytest.mark.parametrize("off, new_hand", [(0.15, False), (0.6, True)])
 def test_an_unread_shape_by_a_table_card_while_the_hand_holds_a_card_is_that_table_card(off, new_hand):
     """A 3H taken from the centre is carried off (not fast) and seen once out along the centre's fan; the
@@ -1704,7 +1721,8 @@ def test_a_table_card_seen_off_its_place_while_the_hand_holds_another_is_no_new_
     its place as the hand moves over it, and the QH is not seen this look. The 6S is no new card turned:
     the QH is not judged put down (9076 at 1080p: put beneath 6 on its way to 12, then "moved"). A card read
     as the 6S 0.6 card heights off, beyond where a still card's quad strays, is taken as before (the QH put
-    beneath 6 as the next card shows)."""
+    beneath 6 as the next card shows). (The QH was seen carried off 6 and back: one never seen leave the
+    stack it came from is not put down on it, ``test_a_card_lost_from_sight_on_the_stack_it_came_from...``.)"""
     from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=6)
     view = GameView(expected_pile=6, face_up=frozenset({Card.parse("6S")}))
@@ -1713,7 +1731,7 @@ def test_a_table_card_seen_off_its_place_while_the_hand_holds_another_is_no_new_
     w.table.put(TableCard(six, 6, "under", place.copy(), 1, 1))
     h = _Hand(first_frame=5)
     h.sightings = [_sighting(w, 8, 6, 0.0, False, Card.parse("QH"))]
-    h.card, h.announced, h.source = Card.parse("QH"), True, 6
+    h.card, h.announced, h.source, h.left_source = Card.parse("QH"), True, 6, True
     h.last_pos = (6, "top")
     w.hand = h
     tangent = np.array([-w.layout.outward[5][1], w.layout.outward[5][0]])
@@ -2462,6 +2480,30 @@ def test_a_card_held_still_then_missing_from_its_place_is_not_put_down_by_the_ne
     assert not [o for o in out if o.event[0] == "place"] and w.hand is h
     out = w._observe(25, 25 / 30, Detections.from_rows([_one_up(w, held, nine), _one_up(w, seen, seven)]), view)
     assert [o.event for o in out if o.event[0] == "place"] == [["place", 7, "under"]]
+
+
+@pytest.mark.parametrize("off, placed", [(0.2, False), (1.0, True)])
+def test_a_card_read_right_by_the_card_held_still_is_that_card_misread(off, placed):
+    """A 9S held still between the piles on its way from 5 to 9; at the next look a second shape ``off``
+    card heights from it is read surely as 6H (a card that can be new). So close, it is the 9S misread and
+    the 9S is not put down (9189 at 1080p, models: a 5H held 2 s beside 4 on its way to 5, read once as 6H
+    0.2 card heights off, was judged put beneath 4, a false WRONG_TARGET_PILE). A card height off, it is
+    the next card read, and the 9S was put down at the pile nearest it, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=9)
+    nine, six = Card.parse("9S"), Card.parse("6H")
+    view = GameView(expected_pile=9, face_up=frozenset({nine}))
+    h = _Hand(first_frame=1)
+    h.card, h.announced, h.source, h.left_source = nine, True, 5, True
+    h.sightings = [_sighting(w, 2, 6, 1.0, False, nine)]
+    w.hand = h
+    held = w.layout.centres[6] - 0.6 * w.h * w.layout.outward[6]  # inward of 7's stack, at no lying place
+    for k in range(4):
+        assert not w._observe(10 + 3 * k, (10 + 3 * k) / 30, Detections.from_rows([_one_up(w, held, nine)]), view)
+    assert w.hand is h and h.idle >= 3
+    other = held + off * w.h * np.array([1.0, 0.0])
+    out = w._observe(22, 22 / 30, Detections.from_rows([_one_up(w, held, nine), _one_up(w, other, six)]), view)
+    assert bool([o for o in out if o.event[0] == "place"]) is placed
 
 
 def _one_down(w: Watcher, point):
