@@ -1077,19 +1077,24 @@ def test_the_games_first_card_is_checked_against_the_stacks_first_looks(taken, w
     assert w._source_by_stacks(9, h) == want
 
 
+def _judged_at_9_with_changes(changes: dict, code: str):
+    """``_source_by_stacks`` for a card ``code`` judged taken from 9 while play is at 8, the stacks having
+    changed (grey levels) as ``changes`` says since the last card came to rest (others: 0)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    w._last_put = 5
+    w.stack_looks.change_since = lambda pile, frame, settled_after=None: changes.get(pile, 0.0)
+    h = _Hand(first_frame=10)
+    h.card = Card.parse(code)
+    return w._source_by_stacks(9, h)
+
+
 @pytest.mark.parametrize("where_play_is, its_own, want", [(53.1, 60.3, 9), (17.2, 9.0, 8)])
 def test_a_card_whose_own_stack_changed_more_was_taken_there(where_play_is, its_own, want):
     """Both stacks changed: a 9S whose own stack (9) changed more than the one where play is (8) was taken
     at 9 out of turn, a hand sweeping over both (8937 at 640x360: a 3S turned at 3 and put back, 60.3
     grey levels there, 53.1 where play was); changed less, it was carried to 9 from 8."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=8)
-    w._last_put = 5
-    w.stack_looks.change_since = lambda pile, frame, settled_after=None: \
-        {8: where_play_is, 9: its_own}.get(pile, 0.0)
-    h = _Hand(first_frame=10)
-    h.card = Card.parse("9S")
-    assert w._source_by_stacks(9, h) == (want, True)
+    assert _judged_at_9_with_changes({8: where_play_is, 9: its_own}, "9S") == (want, True)
 
 
 @pytest.mark.parametrize("where_play_is, judged, want", [
@@ -1106,14 +1111,7 @@ def test_a_judged_stack_that_looks_untouched_was_not_taken_from(where_play_is, j
     when a hand still hides that stack; a stack that lost its top card changes by 2.6 grey levels at the
     least. A judged stack that changed was where the card was taken, out of turn (the mistake is kept),
     unless where play is changed four times as much or more."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=8)
-    w._last_put = 5
-    w.stack_looks.change_since = lambda pile, frame, settled_after=None: \
-        {8: where_play_is, 9: judged}.get(pile, 0.0)
-    h = _Hand(first_frame=10)
-    h.card = Card.parse("5S")
-    assert w._source_by_stacks(9, h) == (want, True)
+    assert _judged_at_9_with_changes({8: where_play_is, 9: judged}, "5S") == (want, True)
 
 
 @pytest.mark.parametrize("lying, want", [(None, 9), ((9, "near"), 8), ((9, "under"), 8), ((9, "top"), 9)])
@@ -2457,24 +2455,33 @@ def test_a_table_card_read_off_its_place_in_its_own_fan_does_not_put_down_a_card
     assert bool([o for o in out if o.event[0] == "place"]) is placed
 
 
+def _nine_held_still(face_up: frozenset):
+    """A clock watcher (play at 9) whose hand holds a 9S taken from 5, seen carried off and then held still for
+    four looks inward of 7's stack, at no lying place. Returns the watcher, its view, the hand and where it is held."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=9)
+    nine = Card.parse("9S")
+    view = GameView(expected_pile=9, face_up=face_up)
+    h = _Hand(first_frame=1)
+    h.card, h.announced, h.source, h.left_source = nine, True, 5, True
+    h.sightings = [_sighting(w, 2, 6, 1.0, False, nine)]
+    w.hand = h
+    held = w.layout.centres[6] - 0.6 * w.h * w.layout.outward[6]
+    for k in range(4):
+        assert not w._observe(10 + 3 * k, (10 + 3 * k) / 30, Detections.from_rows([_one_up(w, held, nine)]), view)
+    assert w.hand is h and h.idle >= 3
+    return w, view, h, held
+
+
 def test_a_card_held_still_then_missing_from_its_place_is_not_put_down_by_the_next_card_read():
     """A 9S held still between the piles on its way from 5 to 9, then missing from its place at the look
     where another card is read in 8's fan: it may have been carried on and be the card read (9174 at 1080p,
     models: a 5H held 2.3 s between the piles, then carried on and read once as 6H, was judged put beneath
     6, a false WRONG_TARGET_PILE). Not put down; seen at its place again with the other card read, it is
     put down at the pile nearest it, as before."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=9)
-    seven, nine = Card.parse("7S"), Card.parse("9S")
-    view = GameView(expected_pile=9, face_up=frozenset({seven, nine}))
-    h = _Hand(first_frame=1)
-    h.card, h.announced, h.source, h.left_source = nine, True, 5, True
-    h.sightings = [_sighting(w, 2, 6, 1.0, False, nine)]
-    w.hand = h
-    held = w.layout.centres[6] - 0.6 * w.h * w.layout.outward[6]  # inward of 7's stack, at no lying place
-    for k in range(4):
-        assert not w._observe(10 + 3 * k, (10 + 3 * k) / 30, Detections.from_rows([_one_up(w, held, nine)]), view)
-    assert w.hand is h and h.idle >= 3
+    seven = Card.parse("7S")
+    w, view, h, held = _nine_held_still(frozenset({seven, Card.parse("9S")}))
+    nine = h.card
     seen = w.layout.centres[7] + 0.35 * w.h * w.layout.outward[7]
     out = w._observe(22, 22 / 30, Detections.from_rows([_one_up(w, seen, seven)]), view)
     assert not [o for o in out if o.event[0] == "place"] and w.hand is h
@@ -2489,18 +2496,8 @@ def test_a_card_read_right_by_the_card_held_still_is_that_card_misread(off, plac
     the 9S is not put down (9189 at 1080p, models: a 5H held 2 s beside 4 on its way to 5, read once as 6H
     0.2 card heights off, was judged put beneath 4, a false WRONG_TARGET_PILE). A card height off, it is
     the next card read, and the 9S was put down at the pile nearest it, as before."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=9)
-    nine, six = Card.parse("9S"), Card.parse("6H")
-    view = GameView(expected_pile=9, face_up=frozenset({nine}))
-    h = _Hand(first_frame=1)
-    h.card, h.announced, h.source, h.left_source = nine, True, 5, True
-    h.sightings = [_sighting(w, 2, 6, 1.0, False, nine)]
-    w.hand = h
-    held = w.layout.centres[6] - 0.6 * w.h * w.layout.outward[6]  # inward of 7's stack, at no lying place
-    for k in range(4):
-        assert not w._observe(10 + 3 * k, (10 + 3 * k) / 30, Detections.from_rows([_one_up(w, held, nine)]), view)
-    assert w.hand is h and h.idle >= 3
+    w, view, h, held = _nine_held_still(frozenset({Card.parse("9S")}))
+    nine, six = h.card, Card.parse("6H")
     other = held + off * w.h * np.array([1.0, 0.0])
     out = w._observe(22, 22 / 30, Detections.from_rows([_one_up(w, held, nine), _one_up(w, other, six)]), view)
     assert bool([o for o in out if o.event[0] == "place"]) is placed
