@@ -160,6 +160,9 @@ SETTLING_BACK_FRAMES = 15
 TURNED_NEXT_REACH = 0.6
 TURNED_NEXT_FRAMES = 9
 TURNED_NEXT_REST = 12
+#: card heights: a card read further than this from the hand card (or from where it lies) is another card;
+#: nearer, it is that card misread (``_read_away``)
+READ_AWAY = 0.5
 #: A card lost from sight never announced, last read at this confidence within LOST_REACH card heights of a
 #: pile, at most LOST_FRAMES frames ago, may be the card missed beneath it (``Watcher._lost_at``)
 LOST_CONFIDENCE = 0.9
@@ -1149,7 +1152,7 @@ class Watcher:
         if others and hd is not None and hd.announced and hd.from_table is None and hd.card is not None and \
                 self._put_down_at(hd) is None and (hd.idle >= 3 and hd.missing == 0 and any(
                     reads[i][0] not in (None, hd.card) and not self._in_own_fan(reads[i][0], centres[i])
-                    and float(np.linalg.norm(centres[i] - hd.last.centre)) > 0.5 * self.h for i in others)
+                    and self._read_away(centres[i], hd.last.centre) for i in others)
                     or self._turned_next(hd, index, others, reads, centres, view)):
             # stuck: the hand card lies still where no fan is, seen there at this look, and the next card is
             # read: it was put down at the pile nearest to it. (Not when the hand card is missing from its
@@ -1163,8 +1166,8 @@ class Watcher:
             # stirs, rests by a pile: 9142 at 1080p, models: a TD beneath 10, half under the hand turning the KD
             # at 10 and seen 0.1 card heights about and 1.2 times a lying card's size, never lay still, and the
             # KD carried to 13 was judged taken from 13)
-            # (a card read within half a card height of the hand card is that card misread, as ``_turned_next``
-            # has it: 9189 at 1080p, models: a 5H held still 2 s beside 4 on its way to 5, read once as 6H 0.2
+            # (a card read within READ_AWAY of the hand card is that card misread, as ``_turned_next`` has
+            # it: 9189 at 1080p, models: a 5H held still 2 s beside 4 on its way to 5, read once as 6H 0.2
             # card heights off, was judged put beneath 4, a false WRONG_TARGET_PILE)
             q = self._nearest_pile(hd.last.centre)
             hd.lying_at = (q, "under")
@@ -1308,7 +1311,7 @@ class Watcher:
             card = reads[i][0]
             if card is None or card == h.card or self._impossible(card, view):
                 continue
-            if float(np.linalg.norm(centres[i] - h.last.centre)) <= 0.5 * self.h:
+            if not self._read_away(centres[i], h.last.centre):
                 continue
             d = self._stack_distances(centres[i])
             k = int(np.argmin(d))
@@ -1322,6 +1325,11 @@ class Watcher:
         self._next_read = (before[0] if again else turning[0], index)
         return again
 
+    def _read_away(self, centre: np.ndarray, at: np.ndarray) -> bool:
+        """A card read at ``centre`` is more than ``READ_AWAY`` card heights from ``at`` (the hand card, or where
+        it was): another card, not that one misread."""
+        return float(np.linalg.norm(centre - at)) > READ_AWAY * self.h
+
     def _left_behind(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
                      view: GameView) -> bool:
         """The hand card was never read, lies at a pile, was asked for (``ask_after_s``), and another card
@@ -1330,7 +1338,7 @@ class Watcher:
         if h.card is not None or h.announced or h.from_table is not None or not h.asked or h.lying_at is None:
             return False
         return any(reads[i][0] is not None and not self._impossible(reads[i][0], view)
-                   and float(np.linalg.norm(centres[i] - h.last.centre)) > 0.5 * self.h for i in others)
+                   and self._read_away(centres[i], h.last.centre) for i in others)
 
     def _phantom_hand(self, h: _Hand, others: list[int], reads: dict, centres: np.ndarray,
                       view: GameView) -> np.ndarray | None:
@@ -1348,7 +1356,7 @@ class Watcher:
         if float(np.linalg.norm(h.sightings[0].centre - at)) >= PHANTOM_REACH * self.h:
             return None  # it came there: a card played unread, carried and put down (9025's 9C, beneath 9)
         read_away = any(reads[i][0] is not None and not self._impossible(reads[i][0], view)
-                        and float(np.linalg.norm(centres[i] - at)) > 0.5 * self.h for i in others)
+                        and self._read_away(centres[i], at) for i in others)
         return at if read_away else None
 
     def _beneath_seen_stack(self, s: _Sighting, pile: int, side: str) -> bool:
@@ -2437,11 +2445,11 @@ class Watcher:
             # at 4, the arm reaching for 3 lay still across the stack of 4, 34 grey levels of "change")
             return expected, True
         if there is not None and judged is not None:
-            # (or the judged stack looks untouched and the one where play is changed at all: as when a hand
-            # still hides it, below; a stack a card was taken from changes by 2.6 grey levels at the least.
-            # 9172 at 1080p, models: the 5C taken from 9, 3.4 there, 0.3 at 8, was judged taken from 8)
-            taken_there = (there >= STACK_TAKEN and judged < max(STACK_UNTOUCHED, 0.25 * there)) \
-                or judged < STACK_UNTOUCHED <= there
+            # taken where play is when the judged stack looks untouched and the one where play is changed at
+            # all (as when a hand still hides it, below; a stack a card was taken from changes by 2.6 grey levels
+            # at the least: 9172 at 1080p, models, the 5C taken from 9, 3.4 there, 0.3 at 8, was judged taken
+            # from 8), or when where play is lost its top card and the judged stack changed by under a quarter of that
+            taken_there = judged < STACK_UNTOUCHED <= there or (there >= STACK_TAKEN and judged < 0.25 * there)
             return (expected if taken_there else source), True
         if judged is not None and judged >= STACK_TAKEN and there is None and self._home_is(h, source):
             # its own stack changed, but a card put beneath its own pile changes it as much: wait for the
