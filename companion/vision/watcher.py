@@ -400,6 +400,7 @@ class _Hand:
     rest_t: float = 0.0  # ... and its time
     rest_alongs: list = field(default_factory=list)  # (pile, along) of its looks since that lay on top of a stack
     stirred: bool = False  # something moved near it after it came to rest: a hand letting go of it
+    held: bool = False  # at its last look it rested where a hand pausing with it is taken for still holding it
 
     @property
     def last(self) -> _Sighting:
@@ -861,7 +862,9 @@ class Watcher:
         Such places, for a read card in play (not a table card being moved): another pile's (9171 at 1080p,
         models: an 8D held 1.8 s over 7's fan on its way to 8, judged put beneath 7, a false
         WRONG_TARGET_PILE; 9177's 9D over 7), and on top of a stack, its own too (9178's 3S held 1.8 s above
-        its own stack, judged put on top, a false WRONG_SIDE). For a card not yet read, only well inward of a
+        its own stack, judged put on top, a false WRONG_SIDE), and close to its own stack hiding it, where it
+        would be judged on top (9177: a 9C held 2 s 0.23-0.32 card heights out over its stack, hiding it, then
+        slid beneath, a false WRONG_SIDE). For a card not yet read, only well inward of a
         stack, ``HELD_INWARD`` card heights or more, where no card put on top lies (9130: the first card, a
         6S, held 2 s 0.27 card heights inward of the stack of 6). Never beneath its own pile: a card slid out
         there is judged as it comes to rest, before the hand lets go. (A table card taken for moved while a
@@ -869,13 +872,19 @@ class Watcher:
         8S "moved" on top of its own stack; the 4H turned next out of turn was judged taken where play was.)"""
         if h.stirred or not self._mask_hist or t - h.rest_t >= HELD_STILL_S:
             return False  # (no motion measured: cannot tell)
-        if h.card is not None and h.from_table is None and (pos[1] == "top" or not self._home_is(h, pos[0])):
+        if h.card is not None and h.from_table is None and (pos[1] == "top" or not self._home_is(h, pos[0]) or (
+                pos[1] == "near" and self._would_lie_on_top(h, pos[0]))):
             return True
         if pos[1] != "top":
             return False
         alongs = [a for q, a in h.rest_alongs if q == pos[0]]
         # where it came to rest (its first looks there): the detector's quad of a card held in a hand drifts
         return bool(alongs) and float(np.median(alongs[:3])) < -HELD_INWARD
+
+    def _would_lie_on_top(self, h: _Hand, q: int) -> bool:
+        """Close to the stack of ``q``, the hand card would be judged on top were it put down now (as
+        :meth:`_place` judges it)."""
+        return self._side_close_to(h, q) == "top"
 
     def _note_stirred(self, index: int) -> None:
         """Mark the hand card stirred when something moves within ``LET_GO_REACH`` card heights of where it
@@ -1456,12 +1465,17 @@ class Watcher:
             self.geometry.set_sizes(self.stack_size)
 
     def _put_down_at(self, h: _Hand) -> tuple[int, str] | None:
-        """Where the hand card lies, if it was last seen lying at a pile (still, or slid beneath one)."""
+        """Where the hand card lies, if it was last seen lying at a pile (still, or slid beneath one). Not where
+        it was last seen held still (:meth:`_still_held`): lost from sight from there, the hand carried it on
+        (9184 at 1080p, models: a JS held 1.4 s over the centre on its way from 4 to 11 was judged put beneath
+        13 the moment it showed half way to 11, a false WRONG_TARGET_PILE, then "moved" to 11; 9175's AS
+        held at 11 on its way to 1 likewise)."""
         if not (h.announced or h.from_table is not None):
             return None
         if h.lying_at is not None:
             return h.lying_at
-        if h.missing > 0 and h.last_pos is not None and not self._carried_fast(h) and not self._lost_at_source(h):
+        if h.missing > 0 and h.last_pos is not None and not self._carried_fast(h) and not self._lost_at_source(h) \
+                and not h.held:
             return h.last_pos
         return None
 
@@ -1712,8 +1726,9 @@ class Watcher:
         at_source = pos is not None and pos[0] == h.source and not h.left_source and (
             pos[1] == "top" or not self._home_is(h, pos[0]))
         wait = 2 * p.moving_every if at_source else p.moving_every
+        h.held = pos is not None and not lifted and self._still_held(h, pos, t)
         if h.still >= p.still_reads + at_source and index - h.still_from >= wait and pos is not None and not lifted \
-                and not self._still_held(h, pos, t):
+                and not h.held:
             if h.lying_at is None:
                 h.lying_at = pos
                 h.lying_since = t
@@ -2537,28 +2552,7 @@ class Watcher:
         assert h.lying_at is not None
         q, side = h.lying_at
         if side in ("near", "top"):
-            down = (self._view.face_down or {}).get(q) if self._view is not None else None
-            by_place = self._side_by_place(q, h.last.centre, h)
-            if (h.stack_seen > 0 and not self._square_on(q, h.last.centre)) or down == 0 \
-                    or self._corner_beside_stack(h):
-                # (not for a card lying square on the stack, which it covers: the stack was seen past it as
-                # it came down: 9044's KD at 1080p, 0.005 card heights from the centre's, put on top and
-                # judged beneath, a WRONG_SIDE missed; a card still sliding out beneath may rest a moment
-                # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
-                # ``_corner_beside_stack``)
-                side = "under"
-            elif by_place == "under" and down and self._above_stack_in_full_view(h, q):
-                side = "top"
-            elif by_place is not None and not (by_place == "under" and self._askew_on_hidden_stack(h, q)):
-                side = by_place
-            elif h.stack_hidden >= 2:
-                side = "top"  # it hides the stack, and no hand does
-            elif how == "newcard":
-                side = "under"
-            elif how == "pickup":
-                side = "top"
-            else:
-                side = "top" if self._along(q, h.last.centre) < self.params.top_radius else "under"
+            side = self._side_close_to(h, q, how)
         s = next((x for x in reversed(h.sightings) if x.card in (h.card, None)), h.last)
         self.hand = None
         # a back seen since this card was read face up was not this card: were the next card to show in this
@@ -2599,6 +2593,30 @@ class Watcher:
             return []
         self.table.put(TableCard(h.card, q, side, s.centre.copy(), index, index))
         return [Observation(index, t, ["place", q, side], round(h.confidence, 3), "put down")]
+
+    def _side_close_to(self, h: _Hand, q: int, how: str = "timeout") -> str:
+        """Beneath or on top, for the hand card lying close to the stack of ``q`` (see :meth:`_place`)."""
+        down = (self._view.face_down or {}).get(q) if self._view is not None else None
+        by_place = self._side_by_place(q, h.last.centre, h)
+        if (h.stack_seen > 0 and not self._square_on(q, h.last.centre)) or down == 0 \
+                or self._corner_beside_stack(h):
+            # (not for a card lying square on the stack, which it covers: the stack was seen past it as
+            # it came down: 9044's KD at 1080p, 0.005 card heights from the centre's, put on top and
+            # judged beneath, a WRONG_SIDE missed; a card still sliding out beneath may rest a moment
+            # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
+            # ``_corner_beside_stack``)
+            return "under"
+        if by_place == "under" and down and self._above_stack_in_full_view(h, q):
+            return "top"
+        if by_place is not None and not (by_place == "under" and self._askew_on_hidden_stack(h, q)):
+            return by_place
+        if h.stack_hidden >= 2:
+            return "top"  # it hides the stack, and no hand does
+        if how == "newcard":
+            return "under"
+        if how == "pickup":
+            return "top"
+        return "top" if self._along(q, h.last.centre) < self.params.top_radius else "under"
 
     def _returned_to(self, h: _Hand, q: int, after: list[int]) -> int:
         """The pile a read card lost from sight was turned face down at: ``q`` (the first face-down card

@@ -2272,7 +2272,14 @@ def _six_carried_to(w: Watcher, view: GameView, rest):
     return six, rest, out
 
 
-def _rest_still(w: Watcher, view: GameView, card: Card, rest, looks: int = 8, first: int = 4):
+def _rows_at(w: Watcher, rest, card: Card, both: bool | None) -> Detections:
+    """``card`` seen at ``rest``; ``both``: whether both its indices show (None: the recogniser does not say)."""
+    row = _one_up(w, rest, card)
+    return Detections.from_rows([row if both is None else (*row, both)])
+
+
+def _rest_still(w: Watcher, view: GameView, card: Card, rest, looks: int = 8, first: int = 4,
+                both: bool | None = None):
     """``card`` seen at ``rest`` for ``looks`` looks three frames apart from frame ``first``, nothing moving
     anywhere (each frame's ``_note_stirred`` as the watcher's loop does). Returns the observations."""
     out = []
@@ -2280,17 +2287,17 @@ def _rest_still(w: Watcher, view: GameView, card: Card, rest, looks: int = 8, fi
         f = first + 3 * k
         _still_frames(w, 1)
         w._note_stirred(f)
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, card)]), view)
+        out += w._observe(f, f / 30, _rows_at(w, rest, card, both), view)
     return out
 
 
-def _let_go(w: Watcher, view: GameView, card: Card, rest, frame: int = 28):
+def _let_go(w: Watcher, view: GameView, card: Card, rest, frame: int = 28, both: bool | None = None):
     """Something moves by ``rest`` at ``frame`` (the hand letting go of ``card`` and leaving), then a still
     look at ``frame + 1`` sees the card there. Returns the observations."""
     _hand_moves_over(w, rest + np.array([0.0, 0.6 * w.h]))
     w._note_stirred(frame)
     _still_frames(w, 1)
-    return w._observe(frame + 1, (frame + 1) / 30, Detections.from_rows([_one_up(w, rest, card)]), view)
+    return w._observe(frame + 1, (frame + 1) / 30, _rows_at(w, rest, card, both), view)
 
 
 @pytest.mark.parametrize("then", ["nothing", "stirs"])
@@ -2336,6 +2343,54 @@ def test_a_read_card_come_to_rest_where_a_pause_looks_like_a_put_down_is_held_un
         return
     out += _let_go(w, view, six, rest)
     assert [o.event for o in out if o.event[0] == "place"] == [["place", pile, side]]
+
+
+@pytest.mark.parametrize("both", [True, False])
+@pytest.mark.parametrize("then", ["nothing", "stirs"])
+def test_a_card_held_close_over_its_own_stack_is_held_until_something_stirs(then, both):
+    """A 6S read at the centre and carried off comes to rest 0.25 card heights out from its own stack, both
+    its indices showing at every look (above the stack, in full view), nothing moving anywhere: a hand
+    pausing there before sliding it beneath looks like one that put it on top (9177 at 1080p, models: a 9C
+    held 2 s 0.24 card heights out over its stack, both indices showing, then slid beneath it, a false
+    WRONG_SIDE). Held while nothing stirs by it; once something does (the hand letting go), put on top at
+    the next look. Showing one index only it lies beneath, and is put down as it comes to rest."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    rest = w.layout.centres[5] + 0.25 * w.h * w.layout.outward[5]
+    six, rest, out = _six_carried_to(w, view, rest)
+    out += _rest_still(w, view, six, rest, both=both)
+    assert w.hand is None or w.hand.last_pos == (6, "near")
+    placed = [o.event for o in out if o.event[0] == "place"]
+    assert placed == ([] if both else [["place", 6, "under"]])
+    if then == "nothing" or not both:
+        return
+    out += _let_go(w, view, six, rest, both=both)
+    assert [o.event for o in out if o.event[0] == "place"] == [["place", 6, "top"]]
+
+
+@pytest.mark.parametrize("along", [0.0, 0.6])
+def test_a_card_held_still_on_its_way_then_lost_from_sight_was_not_put_down_there(along):
+    """A 6S read at the centre, carried off and held still at 7 (on its stack, or out in its fan), nothing
+    stirring by it; then gone from sight as an unread shape shows elsewhere, and read beneath its own pile
+    next: it was carried on, never put down at 7 (9184 at 1080p, models: a JS held 1.4 s over the centre on
+    its way from 4 to 11, judged put beneath 13 when it showed half way to 11, a false WRONG_TARGET_PILE;
+    9175's AS likewise at 11 on its way to 1)."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    rest = w.layout.centres[6] + along * w.h * w.layout.outward[6]
+    six, rest, out = _six_carried_to(w, view, rest)
+    out += _rest_still(w, view, six, rest)
+    assert w.hand is not None and w.hand.card == six and not any(o.event[0] == "place" for o in out)
+    _hand_moves_over(w, rest)  # carried on: gone from 7, an unread shape at 3
+    w._note_stirred(28)
+    out += w._observe(28, 28 / 30, Detections.from_rows(
+        [_one_up(w, w.layout.centres[2] + 0.6 * w.h * w.layout.outward[2])]), view)
+    beneath_6 = w.layout.centres[5] + 0.6 * w.h * w.layout.outward[5]
+    for f in range(31, 47, 3):
+        _still_frames(w, 1)
+        w._note_stirred(f)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, beneath_6, six)]), view)
+    assert [o.event for o in out if o.event[0] in ("place", "move")] == [["place", 6, "under"]]
 
 
 @pytest.mark.parametrize("moved", [False, True])
