@@ -104,8 +104,6 @@ LET_GO_REACH = 1.0
 #: card heights: a hand card first named in a look this far from where the unread shape it was followed as
 #: lay still was never that shape (see ``Watcher._track``)
 NAMED_AWAY_JUMP = 1.5
-#: regular looks lying still at a place below which a card first named as it moves on only paused there
-PAUSE_LOOKS = 2
 #: card heights beyond ``under_sure`` within which a card still sliding in towards the stack is not at rest
 SLIDE_BAND = 0.1
 #: seconds a card may rest with nothing stirring near it and still be in the hand, where a pause on the way
@@ -1692,15 +1690,11 @@ class Watcher:
             # pile they came from, flagged, then moved to where they went). (A card of that pile's own rank
             # may truly be put on top of it, a mistake to flag at once: as before.)
             h.lying_at = None
-        if h.lying_at is not None and not stays and not known_before and (
-                moved >= NAMED_AWAY_JUMP or h.lying_reads < PAUSE_LOOKS):
+        if h.lying_at is not None and not stays and not known_before and moved >= NAMED_AWAY_JUMP:
             # named first here, far from where the unread shape it was followed as lay still: that shape was
             # not this card, which was never put down there (9128 at 1080p, models: a TD read once by 7, then
             # followed as unread shapes to one lying by 8, was read lying beneath 10 and judged put beneath
-            # 8 and moved to 10, a false WRONG_TARGET_PILE). Nor, named as it moves on, was a card that lay
-            # there for a single look put down and picked up again: it paused (9171 at 1080p, models: an AC
-            # turned at 2 and carried to 1, unread but once, lay one look out in 2's fan and was named as it
-            # moved on; judged put beneath 2, a false WRONG_TARGET_PILE, and moved to 1)
+            # 8 and moved to 10, a false WRONG_TARGET_PILE)
             h.lying_at = None
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
                 and not self._exchanging(h):

@@ -2728,38 +2728,6 @@ def test_a_card_first_named_far_from_the_unread_shape_it_was_followed_as_was_nev
     assert len(places) == 1
 
 
-@pytest.mark.parametrize("lying_looks, places", [
-    (1, [["place", 9, "under"]]),
-    (3, [["place", 8, "under"], ["move", "9D", 9, "under"]])])
-def test_a_card_first_named_as_it_moves_on_from_a_single_look_lying_only_paused_there(lying_looks, places):
-    """A 9D read once by 7 (not yet named) is followed as an unread shape that lies still beneath 8 for
-    ``lying_looks`` looks, then is read surely (named) as it moves on towards 9, less than
-    ``NAMED_AWAY_JUMP`` away, and lies beneath 9. After a single look lying at 8 it paused there: it goes
-    beneath 9 only (9171 at 1080p, models: an AC carried from 2 to 1, lying one look in 2's fan, was judged put
-    beneath 2, a false WRONG_TARGET_PILE, and moved to 1). Having lain there longer, it was put down there
-    and picked up again, as before."""
-    w = _clock_watcher(expected=7)
-    view = GameView(expected_pile=7)
-    card = Card.parse("9D")
-    at7 = w.layout.centres[6] + 0.3 * w.h * w.layout.outward[6]
-    w._observe(1, 1 / 30, Detections.from_rows([_one_up(w, at7, card)]), view)
-    at8 = w.layout.centres[7] + 0.6 * w.h * w.layout.outward[7]
-    w._observe(4, 4 / 30, Detections.from_rows([_one_up(w, (at7 + at8) / 2)]), view)
-    f = 7
-    for _ in range(lying_looks + 1):
-        w._observe(f, f / 30, Detections.from_rows([_lying(w, 8, 0.6, 0.0, 1.0, None)]), view)
-        f += 3
-    assert w.hand is not None and not w.hand.announced and w.hand.lying_at == (8, "under")
-    assert w.hand.lying_reads == lying_looks
-    at9 = w.layout.centres[8] + 0.6 * w.h * w.layout.outward[8]
-    assert float(np.linalg.norm(at9 - at8)) / 2 / w.h < 1.5  # (named within NAMED_AWAY_JUMP of where it lay)
-    events = [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, (at8 + at9) / 2, card)]), view)]
-    for f in range(f + 3, f + 16, 3):
-        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_lying(w, 9, 0.6, 0.0, 1.0, card)]),
-                                               view)]
-    assert [e for e in events if e[0] in ("place", "move")] == places
-
-
 @pytest.mark.parametrize("read_at, unread_last", [(3, False), (5, False), (3, True)])
 def test_a_card_read_lying_beneath_its_own_pile_is_not_followed_off_as_an_unread_shape(read_at, unread_last):
     """A 3D, taken at 7 unseen, is read surely at two looks out in the fan of ``read_at`` (its place jittering,
