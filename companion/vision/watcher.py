@@ -104,6 +104,11 @@ LET_GO_REACH = 1.0
 #: card heights: a hand card first named in a look this far from where the unread shape it was followed as
 #: lay still was never that shape (see ``Watcher._track``)
 NAMED_AWAY_JUMP = 1.5
+#: card heights from a hand card's centre: the ring where a hand holding it shows (``Watcher._hand_gone``),
+#: and the share of that ring changed from the bare table below which no hand is there (oracle: 0.00 once the
+#: hand had gone, 0.33-0.50 with a hand pausing with the card)
+HAND_RING = (0.8, 1.6)
+HAND_GONE_SHARE = 0.05
 #: card heights beyond ``under_sure`` within which a card still sliding in towards the stack is not at rest
 SLIDE_BAND = 0.1
 #: seconds a card may rest with nothing stirring near it and still be in the hand, where a pause on the way
@@ -568,6 +573,9 @@ class Watcher:
         self._fd_now = False  # one was seen held in this recognition
         self._both_known = False  # this recognition says whether each card's two indices show
         self._resumed: tuple[Card | None, int] | None = None  # a card already taken (resumed game)
+        #: the motion image (small, grey) of the table last seen settled with no card in play: where a hand
+        #: holding a card would be, that hand's absence shows against it (``_hand_gone``)
+        self._bare: np.ndarray | None = None
         self._to_find: dict[Card, tuple[int, str]] = {}  # face-up cards of a resumed game not yet seen
         self._last_put: int | None = None  # the frame the last card put down came to rest (or the first frame)
         self._last_read_put: int | None = None  # ... the last new card known (read) when put down
@@ -633,6 +641,8 @@ class Watcher:
         self._view = view
         self.frames += 1
         settled = self.gate.update(frame.image)
+        if settled and self.hand is None:
+            self._bare = self.gate.prev
         p = self.params
         self._pile_motion_update(frame.image)
         self._note_stirred(frame.index)
@@ -872,6 +882,8 @@ class Watcher:
         8S "moved" on top of its own stack; the 4H turned next out of turn was judged taken where play was.)"""
         if h.stirred or not self._mask_hist or t - h.rest_t >= HELD_STILL_S:
             return False  # (no motion measured: cannot tell)
+        if self._hand_gone(h):
+            return False
         if h.card is not None and h.from_table is None and (pos[1] == "top" or not self._home_is(h, pos[0]) or (
                 pos[1] == "near" and self._would_lie_on_top(h, pos[0]))):
             return True
@@ -880,6 +892,26 @@ class Watcher:
         alongs = [a for q, a in h.rest_alongs if q == pos[0]]
         # where it came to rest (its first looks there): the detector's quad of a card held in a hand drifts
         return bool(alongs) and float(np.median(alongs[:3])) < -HELD_INWARD
+
+    def _hand_gone(self, h: _Hand) -> bool:
+        """Around the hand card (a ring ``HAND_RING`` card heights from its centre) the table looks as it did
+        when last seen settled with no card in play: no hand holds the card, it was let go. A hand leaving
+        just as the card comes to rest moves by it before it has lain still, which is not taken for letting
+        go (``_note_stirred``); after that nothing stirs (oracle 10018 at 640x360: the KH put beneath 11 by
+        mistake, the hand gone within two looks, was held 0.9 s until the next hand came by: a verdict
+        900 ms late). A hand pausing with the card covers a third of that ring (9184's JS over the centre)."""
+        bare, now = self._bare, self.gate.prev
+        if bare is None or now is None or bare.shape != now.shape:
+            return False
+        sx, sy = now.shape[1] / self._image_shape[1], now.shape[0] / self._image_shape[0]
+        ys, xs = np.mgrid[:now.shape[0], :now.shape[1]]
+        c = h.last.centre
+        r = np.hypot((xs + 0.5) / sx - c[0], (ys + 0.5) / sy - c[1]) / self.h
+        ring = (r >= HAND_RING[0]) & (r < HAND_RING[1])
+        if not ring.any():
+            return False
+        changed = np.abs(now.astype(np.int16) - bare.astype(np.int16)) > 2 * self.params.change_level
+        return float(changed[ring].mean()) < HAND_GONE_SHARE
 
     def _would_lie_on_top(self, h: _Hand, q: int) -> bool:
         """Close to the stack of ``q``, the hand card would be judged on top were it put down now (as
