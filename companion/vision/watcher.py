@@ -105,10 +105,13 @@ LET_GO_REACH = 1.0
 #: lay still was never that shape (see ``Watcher._track``)
 NAMED_AWAY_JUMP = 1.5
 #: card heights from a hand card's centre: the ring where a hand holding it shows (``Watcher._hand_gone``),
-#: and the share of that ring changed from the bare table below which no hand is there (oracle: 0.00 once the
-#: hand had gone, 0.33-0.50 with a hand pausing with the card)
+#: and the share of that ring changed since the card was first seen below which no hand is there (oracle: 0.00
+#: once the hand had gone, 0.33-0.50 with a hand pausing with the card)
 HAND_RING = (0.8, 1.6)
 HAND_GONE_SHARE = 0.05
+#: frames of motion images kept (small grey pictures, 14 KB each at the default 160 px): a card held longer
+#: than this since it was first seen is held as before
+GREYS_KEPT = 300
 #: card heights beyond ``under_sure`` within which a card still sliding in towards the stack is not at rest
 SLIDE_BAND = 0.1
 #: seconds a card may rest with nothing stirring near it and still be in the hand, where a pause on the way
@@ -573,9 +576,9 @@ class Watcher:
         self._fd_now = False  # one was seen held in this recognition
         self._both_known = False  # this recognition says whether each card's two indices show
         self._resumed: tuple[Card | None, int] | None = None  # a card already taken (resumed game)
-        #: the motion image (small, grey) of the table last seen settled with no card in play: where a hand
-        #: holding a card would be, that hand's absence shows against it (``_hand_gone``)
-        self._bare: np.ndarray | None = None
+        #: (frame, motion image) of the last ``GREYS_KEPT`` frames: where a hand holding a card would be, that
+        #: hand's absence shows against the picture from before the card was taken (``_hand_gone``)
+        self._greys: deque = deque(maxlen=GREYS_KEPT)
         self._to_find: dict[Card, tuple[int, str]] = {}  # face-up cards of a resumed game not yet seen
         self._last_put: int | None = None  # the frame the last card put down came to rest (or the first frame)
         self._last_read_put: int | None = None  # ... the last new card known (read) when put down
@@ -641,8 +644,8 @@ class Watcher:
         self._view = view
         self.frames += 1
         settled = self.gate.update(frame.image)
-        if settled and self.hand is None:
-            self._bare = self.gate.prev
+        if self.gate.prev is not None:
+            self._greys.append((frame.index, self.gate.prev))
         p = self.params
         self._pile_motion_update(frame.image)
         self._note_stirred(frame.index)
@@ -895,12 +898,15 @@ class Watcher:
 
     def _hand_gone(self, h: _Hand) -> bool:
         """Around the hand card (a ring ``HAND_RING`` card heights from its centre) the table looks as it did
-        when last seen settled with no card in play: no hand holds the card, it was let go. A hand leaving
-        just as the card comes to rest moves by it before it has lain still, which is not taken for letting
-        go (``_note_stirred``); after that nothing stirs (oracle 10018 at 640x360: the KH put beneath 11 by
-        mistake, the hand gone within two looks, was held 0.9 s until the next hand came by: a verdict
-        900 ms late). A hand pausing with the card covers a third of that ring (9184's JS over the centre)."""
-        bare, now = self._bare, self.gate.prev
+        in the frame the card was first seen in (being taken, elsewhere): no hand holds the card, it was let
+        go. A hand leaving just as the card comes to rest moves by it before it has lain still, which is not
+        taken for letting go (``_note_stirred``); after that nothing stirs (oracle 10018 and 10010 at
+        640x360: a KH and a KS put beneath 11 by mistake, the hand gone within two looks, were held until
+        the next hand came by: verdicts 900 and 767 ms late). A hand pausing with the card covers a third of
+        that ring (9184's JS over the centre). A card come to rest near where it was taken is held as before
+        (the hand taking it was in that ring then)."""
+        now = self.gate.prev
+        bare = next((g for i, g in reversed(self._greys) if i <= h.first_frame), None)
         if bare is None or now is None or bare.shape != now.shape:
             return False
         sx, sy = now.shape[1] / self._image_shape[1], now.shape[0] / self._image_shape[0]

@@ -2396,17 +2396,18 @@ def test_a_card_held_still_on_its_way_then_lost_from_sight_was_not_put_down_ther
 @pytest.mark.parametrize("hand_there", [True, False])
 def test_a_card_come_to_rest_with_no_hand_by_it_is_not_held(hand_there):
     """A 6S read at the centre and carried off comes to rest out in 7's fan, nothing moving anywhere. With a
-    hand beside it that was not there when the table last lay bare (settled, no card in play), a hand
-    pausing with it holds it: not put down. With the table around it as it was, the hand has gone (it left
-    as the card came to rest): put down as it comes to rest (oracle 10018 at 640x360: a KH put beneath 11
-    by mistake, held 0.9 s until the next hand came by, a verdict 900 ms late)."""
+    hand beside it that was not there when the card was first seen (taken at the centre), a hand
+    pausing with it holds it: not put down. With the table around it as it was when the card was first
+    seen, the hand has gone (it left as the card came to rest): put down as it comes to rest (oracle 10018
+    at 640x360: a KH put beneath 11 by mistake, held 0.9 s until the next hand came by, a verdict 900 ms
+    late)."""
     w = _clock_watcher(expected=13)
     view = GameView(expected_pile=13)
     rest = w.layout.centres[6] + 0.6 * w.h * w.layout.outward[6]
     six, rest, out = _six_carried_to(w, view, rest)
     table = np.full((720, 1280, 3), 90, np.uint8)
     w.gate.update(table)
-    w._bare = w.gate.prev  # (as ``update`` keeps it when the table settles with no card in play)
+    w._greys.append((w.hand.first_frame, w.gate.prev))  # (as ``update`` keeps every frame's)
     now = table.copy()
     if hand_there:  # a hand by the card, 1.2 card heights from its centre
         x, y = (rest + 1.2 * w.h * np.array([1.0, 0.0])).astype(int)
