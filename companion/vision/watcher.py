@@ -885,16 +885,16 @@ class Watcher:
         8S "moved" on top of its own stack; the 4H turned next out of turn was judged taken where play was.)"""
         if h.stirred or not self._mask_hist or t - h.rest_t >= HELD_STILL_S:
             return False  # (no motion measured: cannot tell)
-        if self._hand_gone(h):
-            return False
         if h.card is not None and h.from_table is None and (pos[1] == "top" or not self._home_is(h, pos[0]) or (
-                pos[1] == "near" and self._would_lie_on_top(h, pos[0]))):
-            return True
-        if pos[1] != "top":
+                pos[1] == "near" and self._side_close_to(h, pos[0]) == "top")):
+            held = True
+        elif pos[1] != "top":
             return False
-        alongs = [a for q, a in h.rest_alongs if q == pos[0]]
-        # where it came to rest (its first looks there): the detector's quad of a card held in a hand drifts
-        return bool(alongs) and float(np.median(alongs[:3])) < -HELD_INWARD
+        else:
+            alongs = [a for q, a in h.rest_alongs if q == pos[0]]
+            # where it came to rest (its first looks there): the detector's quad of a card held in a hand drifts
+            held = bool(alongs) and float(np.median(alongs[:3])) < -HELD_INWARD
+        return held and not self._hand_gone(h)
 
     def _hand_gone(self, h: _Hand) -> bool:
         """Around the hand card (a ring ``HAND_RING`` card heights from its centre) the table looks as it did
@@ -918,11 +918,6 @@ class Watcher:
             return False
         changed = np.abs(now.astype(np.int16) - bare.astype(np.int16)) > 2 * self.params.change_level
         return float(changed[ring].mean()) < HAND_GONE_SHARE
-
-    def _would_lie_on_top(self, h: _Hand, q: int) -> bool:
-        """Close to the stack of ``q``, the hand card would be judged on top were it put down now (as
-        :meth:`_place` judges it)."""
-        return self._side_close_to(h, q) == "top"
 
     def _note_stirred(self, index: int) -> None:
         """Mark the hand card stirred when something moves within ``LET_GO_REACH`` card heights of where it
