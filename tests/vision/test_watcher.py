@@ -716,6 +716,30 @@ def test_a_card_on_top_of_its_own_stack_is_judged_on_the_second_look_after_the_h
     assert placed_at == [10]
 
 
+@pytest.mark.parametrize("moving_until, placed_at", [(5, [8]), (9, [12])])
+def test_a_card_let_go_on_top_of_the_stack_it_was_turned_at_needs_no_doubled_wait(moving_until, placed_at):
+    """A king turned over at the centre and put on top of it (a mistake), creeping a little as it comes to
+    rest (frame 4), a hand moving by it until ``moving_until``: it lies still twice as long as elsewhere only
+    while no hand has let go of it. The hand leaving at frame 5 (it stirred by the card, and the stack then
+    lay hidden with nothing moving over it): judged at frame 8, not 10 (oracle 10032 at 640x360: a 4S put on
+    top of 4, 167 ms after it settled). A hand moving over it until frame 9: two still looks after that."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    king = Card.parse("KD")
+    at = w.layout.centres[12].copy()
+    placed = []
+    for f in range(1, 16):
+        if f in (1, 2, 3) or 5 <= f <= moving_until:
+            _hand_moves_over(w, at + (f % 2) * 25)
+        else:
+            _still_frames(w, 1)
+        w._note_stirred(f)
+        seen_at = at + np.array([0.0, -0.06 * w.h if f < 4 else 0.0])
+        out = w._observe(f, f / 30, Detections.from_rows([_one_up(w, seen_at, king)]), view)
+        placed += [f for o in out if o.event == ["place", 13, "top"]]
+    assert placed == placed_at
+
+
 def test_a_card_sized_like_one_held_up_lies_beneath_a_stack_that_shows_whole():
     """Out in pile 3's fan, 1.3 times the size of a lying card (the detector sizes a card mostly covered
     by the stack too big): it lies beneath when the stack shows whole, its inner index does not and
