@@ -2445,6 +2445,35 @@ def test_a_card_come_to_rest_with_no_hand_by_it_is_not_held(hand_there):
     assert [o.event for o in out if o.event[0] == "place"] == ([] if hand_there else [["place", 7, "under"]])
 
 
+@pytest.mark.parametrize("first_seen_out", [0.6, 3.6])
+def test_a_card_first_seen_where_it_comes_to_rest_is_held_by_the_hand_seen_with_it(first_seen_out):
+    """A 6S first seen and read ``first_seen_out`` card heights out along 7's axis, held by a hand that does
+    not move (the same picture throughout), then seen at rest 0.6 card heights out in 7's fan. First seen
+    there, the picture it was first seen in has the hand holding it too: that the table looks the same says
+    nothing of the hand having gone, and it is held, not put down (9183 at 1080p, models: a 2S held 1.8 s
+    over the centre's fan where it was first seen, on its way to 2, judged put beneath 13, a false
+    WRONG_TARGET_PILE). First seen three card heights off, that picture shows the table there bare: put
+    down (the hand in the picture now never moved, but it is no hand by the card)."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    six = Card.parse("6S")
+    rest = w.layout.centres[6] + 0.6 * w.h * w.layout.outward[6]
+    first = w.layout.centres[6] + first_seen_out * w.h * w.layout.outward[6]
+    picture = np.full((720, 1280, 3), 90, np.uint8)
+    x, y = (first + 1.2 * w.h * np.array([1.0, 0.0])).astype(int)  # the hand holding it where first seen
+    picture[max(y - 50, 0):y + 50, max(x - 30, 0):x + 30] = 200
+    out = []
+    for f in range(1, 28):
+        w.gate.update(picture)
+        w._pile_motion_update(picture)
+        w._greys.append((f, w.gate.prev))  # (as ``update`` keeps every frame's)
+        w._note_stirred(f)
+        if f <= 2 or f % 3 == 1:
+            at = first if f <= 2 else rest
+            out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, six)]), view)
+    assert [o.event for o in out if o.event[0] == "place"] == ([] if first_seen_out < 1 else [["place", 7, "under"]])
+
+
 @pytest.mark.parametrize("moved", [False, True])
 def test_a_table_card_being_moved_is_not_held_as_a_pause_on_the_way(moved):
     """A card at rest on top of a stack, nothing stirring by it since: the card in play is still held (a pause
