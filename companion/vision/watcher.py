@@ -1764,13 +1764,15 @@ class Watcher:
         # first card, held over the centre for three frames, was judged put on top and picked up)
         # Likewise a card of another pile's rank held out in its source's fan as it is shown (9072 at 1080p:
         # an AH turned at 3, held for two looks over the 3H lying beneath 3, was judged put beneath 3)
-        # Not once a hand has stirred by it after it came to rest (``_Hand.stirred``) and its stack has been
-        # seen hidden with nothing moving over it: that hand let go of it and left (oracle 10032 at 640x360:
-        # a 4S turned at 4 and put on top of it, the hand gone a look after it came to rest, was judged
-        # 167 ms after it settled). (A hand moving about over it stirs it too, but the stack is not still.)
+        # Not once a hand has stirred by it after it came to rest (``_Hand.stirred``) and now nothing moves by
+        # it or over its stack: that hand let go of it and left (oracle 10032 at 640x360: a 4S turned at 4
+        # and put on top of it, the hand gone a look after it came to rest, was judged 167 ms after it
+        # settled). A hand still moving by it may be carrying it off (9175 at 1080p, models: a 9H shown on
+        # top of 12, stirred as the hand began to carry it to 9, was judged put on top of 12)
         at_source = pos is not None and pos[0] == h.source and not h.left_source and (
             pos[1] == "top" or not self._home_is(h, pos[0]))
-        let_go = h.stirred and h.stack_hidden > 0
+        let_go = h.stirred and pos is not None and self._stack_still(pos[0]) and self.gate.mask is not None \
+            and not self._mask_near(self.gate.mask, h.rest_at, LET_GO_REACH * self.h)
         wait = 2 * p.moving_every if at_source and not let_go else p.moving_every
         h.held = pos is not None and not lifted and self._still_held(h, pos, t)
         if h.still >= p.still_reads + at_source and index - h.still_from >= wait and pos is not None and not lifted \

@@ -720,8 +720,8 @@ def test_a_card_on_top_of_its_own_stack_is_judged_on_the_second_look_after_the_h
 def test_a_card_let_go_on_top_of_the_stack_it_was_turned_at_needs_no_doubled_wait(moving_until, placed_at):
     """A king turned over at the centre and put on top of it (a mistake), creeping a little as it comes to
     rest (frame 4), a hand moving by it until ``moving_until``: it lies still twice as long as elsewhere only
-    while no hand has let go of it. The hand leaving at frame 5 (it stirred by the card, and the stack then
-    lay hidden with nothing moving over it): judged at frame 8, not 10 (oracle 10032 at 640x360: a 4S put on
+    while no hand has let go of it. The hand leaving at frame 5 (it stirred by the card, and nothing moved by
+    it or over its stack after): judged at frame 8, not 10 (oracle 10032 at 640x360: a 4S put on
     top of 4, 167 ms after it settled). A hand moving over it until frame 9: two still looks after that."""
     w = _clock_watcher(expected=13)
     view = GameView(expected_pile=13)
