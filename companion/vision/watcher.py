@@ -110,8 +110,9 @@ NAMED_AWAY_JUMP = 1.5
 HAND_RING = (0.8, 1.6)
 HAND_GONE_SHARE = 0.05
 #: card heights a hand card must have come to rest from where it was first seen for that frame to show the
-#: table there bare: beyond the ring, and a hand's reach (a card height) beyond that
-HAND_GONE_FROM = HAND_RING[1] + 1.0
+#: table there bare: beyond the ring (9183's 2S, held where first seen, 1.0 card heights off by the detector's
+#: centres; oracle 10051's KH, let go 2.1 card heights from its first look, 10018's and 10010's 4.0 and 4.5)
+HAND_GONE_FROM = HAND_RING[1]
 #: frames of motion images kept (small grey pictures, 14 KB each at the default 160 px): a card held longer
 #: than this since it was first seen is held as before
 GREYS_KEPT = 300
@@ -907,10 +908,11 @@ class Watcher:
         640x360: a KH and a KS put beneath 11 by mistake, the hand gone within two looks, were held until
         the next hand came by: verdicts 900 and 767 ms late). A hand pausing with the card covers a third of
         that ring (9184's JS over the centre). A card come to rest less than ``HAND_GONE_FROM`` card heights
-        from where it was first seen is held as before: the hand holding it then may be in that ring (9183 at
+        from where it was first seen is held as before: the hand holding it then is in that ring (9183 at
         1080p, models: a 2S first seen held over the centre's fan, held there 1.8 s on its way to 2, the hand
-        never moving, was "let go" there and judged put beneath 13, a false WRONG_TARGET_PILE; the oracle's
-        cards were 4.0 and 4.5 card heights on)."""
+        never moving, was "let go" there and judged put beneath 13, a false WRONG_TARGET_PILE). (2.6 card
+        heights, a hand's reach beyond the ring, held oracle 10051's KH, put on top of 13 2.1 card heights
+        from its first look, until a hand came by: 433 ms.)"""
         if not h.sightings or float(np.linalg.norm(h.sightings[0].centre - h.last.centre)) < HAND_GONE_FROM * self.h:
             return False
         now = self.gate.prev

@@ -2445,15 +2445,16 @@ def test_a_card_come_to_rest_with_no_hand_by_it_is_not_held(hand_there):
     assert [o.event for o in out if o.event[0] == "place"] == ([] if hand_there else [["place", 7, "under"]])
 
 
-@pytest.mark.parametrize("first_seen_out", [0.6, 3.6])
+@pytest.mark.parametrize("first_seen_out", [0.6, 2.6, 3.6])
 def test_a_card_first_seen_where_it_comes_to_rest_is_held_by_the_hand_seen_with_it(first_seen_out):
     """A 6S first seen and read ``first_seen_out`` card heights out along 7's axis, held by a hand that does
     not move (the same picture throughout), then seen at rest 0.6 card heights out in 7's fan. First seen
     there, the picture it was first seen in has the hand holding it too: that the table looks the same says
     nothing of the hand having gone, and it is held, not put down (9183 at 1080p, models: a 2S held 1.8 s
     over the centre's fan where it was first seen, on its way to 2, judged put beneath 13, a false
-    WRONG_TARGET_PILE). First seen three card heights off, that picture shows the table there bare: put
-    down (the hand in the picture now never moved, but it is no hand by the card)."""
+    WRONG_TARGET_PILE). First seen two or three card heights off (beyond the ring), that picture shows the
+    table there bare: put down (the hand in the picture now never moved, but it is no hand by the card;
+    oracle 10051's KH, let go 2.1 card heights from its first look)."""
     w = _clock_watcher(expected=13)
     view = GameView(expected_pile=13)
     six = Card.parse("6S")
