@@ -693,27 +693,43 @@ def test_a_card_of_its_own_piles_rank_shown_on_it_is_put_there_at_once(code, at_
     assert (["place", 13, "top"] in [o.event for o in out]) is at_once
 
 
+def _king_put_on_the_centre(w: Watcher, moving, last: int, creep_before: int = 0, after=None) -> list[int]:
+    """A KD turned over at the centre and left on top of its stack, seen there at every frame up to ``last``
+    (0.06 card heights off before frame ``creep_before``), a hand moving over it at the frames where
+    ``moving(f)``, nothing moving at the others; ``after(f)`` runs after each look. Returns the frames it was
+    judged put on top at."""
+    view = GameView(expected_pile=13)
+    king = Card.parse("KD")
+    at = w.layout.centres[12].copy()
+    placed = []
+    for f in range(1, last + 1):
+        if moving(f):
+            _hand_moves_over(w, at + (f % 2) * 25)
+        else:
+            _still_frames(w, 1)
+        w._note_stirred(f)  # (as every frame does)
+        seen_at = at + np.array([0.0, -0.06 * w.h if f < creep_before else 0.0])
+        out = w._observe(f, f / 30, Detections.from_rows([_one_up(w, seen_at, king)]), view)
+        placed += [f for o in out if o.event == ["place", 13, "top"]]
+        if after is not None:
+            after(f)
+    return placed
+
+
 def test_a_card_on_top_of_its_own_stack_is_judged_on_the_second_look_after_the_hand_leaves():
     """A king turned over at the centre and left lying on top of it (a mistake), the hand moving over the
     stack meanwhile: put there on the second still look after the hand has gone (two looks with the
     stack hidden and nothing moving around it), not waiting for a third (8921's and 8967's cards put on
     top of their own piles at 640x360 came 167 ms after they settled, against the 150 ms target)."""
     w = _clock_watcher(expected=13)
-    view = GameView(expected_pile=13)
-    king = Card.parse("KD")
-    at = w.layout.centres[12].copy()
-    placed_at = []
-    for f in range(1, 13):
-        if f <= 7:
-            _hand_moves_over(w, at + (f % 2) * 25)  # a hand moving about over it
-        else:  # gone: frame 8 still differs from the last with the hand, 9 on are all alike
-            _still_frames(w, 1)
-        w._note_stirred(f)  # (as every frame does)
-        out = w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, king)]), view)
-        placed_at += [f for o in out if o.event == ["place", 13, "top"]]
+
+    def lying_not_judged(f: int) -> None:
         if f == 7:
             assert w.hand is not None and w.hand.lying_at == (13, "top")  # lying there, not yet judged
-    assert placed_at == [10]
+
+    # a hand moving about over it until frame 7; gone: frame 8 still differs from the last with the hand,
+    # 9 on are all alike
+    assert _king_put_on_the_centre(w, lambda f: f <= 7, 12, after=lying_not_judged) == [10]
 
 
 @pytest.mark.parametrize("moving_until, placed_at", [(5, [8]), (9, [12])])
@@ -724,20 +740,8 @@ def test_a_card_let_go_on_top_of_the_stack_it_was_turned_at_needs_no_doubled_wai
     it or over its stack after): judged at frame 8, not 10 (oracle 10032 at 640x360: a 4S put on
     top of 4, 167 ms after it settled). A hand moving over it until frame 9: two still looks after that."""
     w = _clock_watcher(expected=13)
-    view = GameView(expected_pile=13)
-    king = Card.parse("KD")
-    at = w.layout.centres[12].copy()
-    placed = []
-    for f in range(1, 16):
-        if f in (1, 2, 3) or 5 <= f <= moving_until:
-            _hand_moves_over(w, at + (f % 2) * 25)
-        else:
-            _still_frames(w, 1)
-        w._note_stirred(f)
-        seen_at = at + np.array([0.0, -0.06 * w.h if f < 4 else 0.0])
-        out = w._observe(f, f / 30, Detections.from_rows([_one_up(w, seen_at, king)]), view)
-        placed += [f for o in out if o.event == ["place", 13, "top"]]
-    assert placed == placed_at
+    moving = lambda f: f in (1, 2, 3) or 5 <= f <= moving_until  # noqa: E731
+    assert _king_put_on_the_centre(w, moving, 15, creep_before=4) == placed_at
 
 
 def test_a_card_sized_like_one_held_up_lies_beneath_a_stack_that_shows_whole():
