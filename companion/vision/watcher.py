@@ -937,11 +937,21 @@ class Watcher:
         held 0.28 card heights inward of 10's stack, "stirred" by its own turning over, was judged put on top
         of 10, a false WRONG_TARGET_PILE, and its return missed)."""
         h = self.hand
-        m = self.gate.mask
-        if h is None or h.stirred or h.rest_at is None or index <= h.rest_from or m is None or not self._mask_hist \
-                or h.still < self.eff.still_reads:
+        if h is None or h.stirred or h.rest_at is None or index <= h.rest_from or self.gate.mask is None \
+                or not self._mask_hist or h.still < self.eff.still_reads:
             return
-        h.stirred = self._mask_near(m, h.rest_at, LET_GO_REACH * self.h)
+        h.stirred = self._moving_by_rest(h)
+
+    def _moving_by_rest(self, h: _Hand) -> bool:
+        """Something moved, in the last frame, within ``LET_GO_REACH`` card heights of where the hand card
+        came to rest."""
+        m = self.gate.mask
+        return m is not None and h.rest_at is not None and self._mask_near(m, h.rest_at, LET_GO_REACH * self.h)
+
+    def _let_go(self, h: _Hand, pile: int) -> bool:
+        """A hand stirred by the hand card after it came to rest, and now nothing moves by it or over the stack
+        of ``pile``: that hand let go of it and left (see :meth:`_track`'s doubled wait at the source)."""
+        return h.stirred and self._stack_still(pile) and self.gate.mask is not None and not self._moving_by_rest(h)
 
     def _hand_elsewhere(self, point: np.ndarray, ph: float) -> bool:
         """The hand card was seen at the last look, at least ``HAND_CLEAR_OF_TABLE`` card heights from ``point``: the
@@ -1773,9 +1783,7 @@ class Watcher:
         # top of 12, stirred as the hand began to carry it to 9, was judged put on top of 12)
         at_source = pos is not None and pos[0] == h.source and not h.left_source and (
             pos[1] == "top" or not self._home_is(h, pos[0]))
-        let_go = h.stirred and pos is not None and self._stack_still(pos[0]) and self.gate.mask is not None \
-            and not self._mask_near(self.gate.mask, h.rest_at, LET_GO_REACH * self.h)
-        wait = 2 * p.moving_every if at_source and not let_go else p.moving_every
+        wait = 2 * p.moving_every if at_source and not self._let_go(h, pos[0]) else p.moving_every
         h.held = pos is not None and not lifted and self._still_held(h, pos, t)
         if h.still >= p.still_reads + at_source and index - h.still_from >= wait and pos is not None and not lifted \
                 and not h.held:
