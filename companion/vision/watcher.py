@@ -113,6 +113,10 @@ HAND_GONE_SHARE = 0.05
 #: table there bare: beyond the ring (9183's 2S, held where first seen, 1.0 card heights off by the detector's
 #: centres; oracle 10051's KH, let go 2.1 card heights from its first look, 10018's and 10010's 4.0 and 4.5)
 HAND_GONE_FROM = HAND_RING[1]
+#: pictures of the table from the last card put down to the hand card's first look that the ring is compared
+#: with: one of them is likely to show the ring bare where an arm crossed it as the card was taken (oracle
+#: 10056: a 6S taken at 10, the arm across the ring around 7 in its first look, held 533 ms beneath 7)
+HAND_GONE_LOOKS = 8
 #: frames of motion images kept (small grey pictures, 14 KB each at the default 160 px): a card held longer
 #: than this since it was first seen is held as before
 GREYS_KEPT = 300
@@ -902,8 +906,9 @@ class Watcher:
 
     def _hand_gone(self, h: _Hand) -> bool:
         """Around the hand card (a ring ``HAND_RING`` card heights from its centre) the table looks as it did
-        in the frame the card was first seen in (being taken, elsewhere): no hand holds the card, it was let
-        go. A hand leaving just as the card comes to rest moves by it before it has lain still, which is not
+        in one of ``HAND_GONE_LOOKS`` pictures from the last card put down to the frame this card was first
+        seen in (being taken, elsewhere): no hand holds the card, it was let go. (Only the first-look picture
+        held oracle 10056's 6S beneath 7 533 ms: the arm reaching for 10 crossed that ring then.) A hand leaving just as the card comes to rest moves by it before it has lain still, which is not
         taken for letting go (``_note_stirred``); after that nothing stirs (oracle 10018 and 10010 at
         640x360: a KH and a KS put beneath 11 by mistake, the hand gone within two looks, were held until
         the next hand came by: verdicts 900 and 767 ms late). A hand pausing with the card covers a third of
@@ -916,9 +921,15 @@ class Watcher:
         if not h.sightings or float(np.linalg.norm(h.sightings[0].centre - h.last.centre)) < HAND_GONE_FROM * self.h:
             return False
         now = self.gate.prev
-        bare = next((g for i, g in reversed(self._greys) if i <= h.first_frame), None)
-        if bare is None or now is None or bare.shape != now.shape:
+        if now is None:
             return False
+        since = self._last_put if self._last_put is not None else h.first_frame
+        before = [g for i, g in self._greys if i <= h.first_frame and g.shape == now.shape]
+        window = [g for i, g in self._greys if since <= i <= h.first_frame and g.shape == now.shape] or before[-1:]
+        if not window:
+            return False
+        step = max(1, -(-len(window) // HAND_GONE_LOOKS))
+        bares = window[::-1][::step]  # the frame the card was first seen in, and others spread back from it
         sx, sy = now.shape[1] / self._image_shape[1], now.shape[0] / self._image_shape[0]
         ys, xs = np.mgrid[:now.shape[0], :now.shape[1]]
         c = h.last.centre
@@ -926,8 +937,10 @@ class Watcher:
         ring = (r >= HAND_RING[0]) & (r < HAND_RING[1])
         if not ring.any():
             return False
-        changed = np.abs(now.astype(np.int16) - bare.astype(np.int16)) > 2 * self.params.change_level
-        return float(changed[ring].mean()) < HAND_GONE_SHARE
+        level = 2 * self.params.change_level
+        here = now[ring].astype(np.int16)
+        return any(float((np.abs(here - bare[ring].astype(np.int16)) > level).mean()) < HAND_GONE_SHARE
+                   for bare in bares)
 
     def _note_stirred(self, index: int) -> None:
         """Mark the hand card stirred when something moves within ``LET_GO_REACH`` card heights of where it

@@ -2449,6 +2449,41 @@ def test_a_card_come_to_rest_with_no_hand_by_it_is_not_held(hand_there):
     assert [o.event for o in out if o.event[0] == "place"] == ([] if hand_there else [["place", 7, "under"]])
 
 
+@pytest.mark.parametrize("hand_there", [False, True])
+def test_an_arm_across_the_card_s_place_as_it_was_taken_does_not_keep_it_held(hand_there):
+    """A 6S read at the centre and carried off comes to rest out in 7's fan, nothing moving anywhere. Since
+    the last card was put down the table by 7 was bare a while, then an arm reached across it, still there
+    in the frame the 6S was first seen in; before that last put a hand stood where one stands now by the
+    card. With the table bare by the card now it looks as it did once since the last put: the hand has gone,
+    and the card is put down (oracle 10056 at 640x360: a 6S taken at 10, the arm reaching for 10 across the
+    table by 7 in its first look, held 533 ms beneath 7). With a hand by it, it looks as it did only before
+    the last put (another card's hand pausing there, which says nothing of this one's): still held."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    rest = w.layout.centres[6] + 0.6 * w.h * w.layout.outward[6]
+    six, rest, out = _six_carried_to(w, view, rest)
+    table = np.full((720, 1280, 3), 90, np.uint8)
+    with_hand, with_arm = table.copy(), table.copy()
+    x, y = (rest + 1.2 * w.h * np.array([1.0, 0.0])).astype(int)  # a hand by the card
+    with_hand[y - 50:y + 50, x - 30:x + 30] = 200
+    x0, x1 = (rest[0] + np.array([0.9, 1.5]) * w.h).astype(int)  # an arm across the table by it
+    with_arm[:int(rest[1] + 2 * w.h), x0:x1] = 200
+    first = w.hand.first_frame
+    w._last_put = first - 20
+    for f, picture in [(first - 30 + k, with_hand) for k in range(10)] + [
+            (first - 20 + k, table) for k in range(10)] + [(first - 10 + k, with_arm) for k in range(11)]:
+        w.gate.update(picture)
+        w._greys.append((f, w.gate.prev))  # (as ``update`` keeps every frame's)
+    now = with_hand if hand_there else table
+    for f in range(4, 28, 3):
+        for _ in range(2):  # (the same picture again: nothing moves)
+            w.gate.update(now)
+            w._pile_motion_update(now)
+        w._note_stirred(f)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+    assert [o.event for o in out if o.event[0] == "place"] == ([] if hand_there else [["place", 7, "under"]])
+
+
 @pytest.mark.parametrize("first_seen_out", [0.6, 2.6, 3.6])
 def test_a_card_first_seen_where_it_comes_to_rest_is_held_by_the_hand_seen_with_it(first_seen_out):
     """A 6S first seen and read ``first_seen_out`` card heights out along 7's axis, held by a hand that does
