@@ -149,6 +149,12 @@ TABLE_MATCH_REACH = 0.12
 #: bounds the top (oracle 9425: a 9S put on top of 9 by mistake, 0.21 inward and 0.19 across, lay at no pile
 #: until moved beneath; its WRONG_SIDE was never flagged)
 TOP_INWARD = 0.35
+#: A card lying still this far (card heights) or more inward of a stack's centre lies on top of it, though the
+#: stack's back shows past it and one index only was found: a card beneath lies outward, in the fan (9175 at
+#: 1080p, models: a JC put on top of 11 by mistake, 0.12 inward, the stack's outer edge seen at four looks and
+#: its inner index never found, was judged beneath, a WRONG_SIDE missed; the models' cards beneath lie 0.18 to
+#: 0.33 out, and 9069's AH, beneath with its quad guessed square on the stack, 0.0 or so)
+INWARD_ON_TOP = 0.1
 #: How far (card heights) from where the hand card was last seen the first face-down shape after it lies when
 #: that shape, and each after it further off, is the card carried away (seen as a back through the blur of a
 #: fast hand), not turned face down there: a card turned over is seen face down where it was
@@ -2669,14 +2675,18 @@ class Watcher:
         """Beneath or on top, for the hand card lying close to the stack of ``q`` (see :meth:`_place`)."""
         down = (self._view.face_down or {}).get(q) if self._view is not None else None
         by_place = self._side_by_place(q, h.last.centre, h)
-        if (h.stack_seen > 0 and not self._square_on(q, h.last.centre)) or down == 0 \
-                or self._corner_beside_stack(h):
+        inward = self._along(q, h.last.centre) <= -INWARD_ON_TOP
+        if (h.stack_seen > 0 and not self._square_on(q, h.last.centre) and not inward) or down == 0 \
+                or (self._corner_beside_stack(h) and not inward):
             # (not for a card lying square on the stack, which it covers: the stack was seen past it as
             # it came down: 9044's KD at 1080p, 0.005 card heights from the centre's, put on top and
             # judged beneath, a WRONG_SIDE missed; a card still sliding out beneath may rest a moment
             # nearer than ``top_sure``: 9025's 2D, 0.116 out, the stack seen, was beneath; but see
-            # ``_corner_beside_stack``)
+            # ``_corner_beside_stack``). Not for a card centred ``INWARD_ON_TOP`` or more inward of the stack:
+            # the stack seen past it is its outer edge
             return "under"
+        if inward:
+            return "top"  # (however it came to be put down: nothing lies beneath a stack on that side)
         if by_place == "under" and down and self._above_stack_in_full_view(h, q):
             return "top"
         if by_place is not None and not (by_place == "under" and self._askew_on_hidden_stack(h, q)):

@@ -1741,6 +1741,28 @@ def test_a_corner_beside_a_stack_whose_back_shows_lies_beneath_it(both, seen, si
     assert [o.event for o in out] == [["place", 4, side]]
 
 
+@pytest.mark.parametrize("how", ["seen", "newcard"])
+@pytest.mark.parametrize("along, side", [(-0.12, "top"), (-0.05, "under"), (0.02, "under")])
+def test_a_card_lying_inward_of_a_stack_whose_back_shows_lies_on_top(along, side, how):
+    """A 4H lying still ``along`` card heights out from the stack of 4 (inward where negative), the stack's
+    back seen past it at four looks and one index only found at each. A card beneath lies outward, so 0.12
+    inward it lies on top, the back seen its outer edge (9175 at 1080p, models: a JC put on top of 11 by
+    mistake 0.12 inward was judged beneath, its WRONG_SIDE missed), whether put down as it lay still or as
+    the next card showed. Nearly square on the stack it lies beneath as before (9069's AH: its quad guessed
+    over the stack from its one corner out)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=4)
+    w._both_known = True
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, f, 4, along, False, Card.parse("4H")) for f in (10, 11, 12, 13)]
+    h.card, h.announced, h.source, h.left_source = Card.parse("4H"), True, 9, True
+    h.lying_at = h.last_pos = (4, "top")
+    h.still, h.stack_seen = 4, 4
+    w.hand = h
+    out = w._place(h, 14, 14 / 30, how)
+    assert [o.event for o in out] == [["place", 4, side]]
+
+
 @pytest.mark.parametrize("off, placed", [(0.27, False), (0.6, True)])
 def test_a_table_card_seen_off_its_place_while_the_hand_holds_another_is_no_new_card(off, placed):
     """The QH just turned at 6 is held over 6's stack; the 6S lying beneath 6 is read 0.27 card heights off
