@@ -2443,6 +2443,19 @@ def test_a_card_held_still_on_its_way_then_lost_from_sight_was_not_put_down_ther
     assert [o.event for o in out if o.event[0] in ("place", "move")] == [["place", 6, "under"]]
 
 
+def _lying_still_in(w: Watcher, view: GameView, picture: np.ndarray, card: Card, rest) -> list:
+    """``card`` seen at ``rest`` at a look every three frames from frame 4 to 25, each frame ``picture``
+    (nothing moving). Returns the observations."""
+    out = []
+    for f in range(4, 28, 3):
+        for _ in range(2):  # (the same picture again: nothing moves)
+            w.gate.update(picture)
+            w._pile_motion_update(picture)
+        w._note_stirred(f)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, card)]), view)
+    return out
+
+
 @pytest.mark.parametrize("hand_there", [True, False])
 def test_a_card_come_to_rest_with_no_hand_by_it_is_not_held(hand_there):
     """A 6S read at the centre and carried off comes to rest out in 7's fan, nothing moving anywhere. With a
@@ -2462,12 +2475,7 @@ def test_a_card_come_to_rest_with_no_hand_by_it_is_not_held(hand_there):
     if hand_there:  # a hand by the card, 1.2 card heights from its centre
         x, y = (rest + 1.2 * w.h * np.array([1.0, 0.0])).astype(int)
         now[y - 50:y + 50, x - 30:x + 30] = 200
-    for f in range(4, 28, 3):
-        for _ in range(2):  # (the same picture again: nothing moves)
-            w.gate.update(now)
-            w._pile_motion_update(now)
-        w._note_stirred(f)
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+    out += _lying_still_in(w, view, now, six, rest)
     assert [o.event for o in out if o.event[0] == "place"] == ([] if hand_there else [["place", 7, "under"]])
 
 
@@ -2497,12 +2505,7 @@ def test_an_arm_across_the_card_s_place_as_it_was_taken_does_not_keep_it_held(ha
         w.gate.update(picture)
         w._greys.append((f, w.gate.prev))  # (as ``update`` keeps every frame's)
     now = with_hand if hand_there else table
-    for f in range(4, 28, 3):
-        for _ in range(2):  # (the same picture again: nothing moves)
-            w.gate.update(now)
-            w._pile_motion_update(now)
-        w._note_stirred(f)
-        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, rest, six)]), view)
+    out += _lying_still_in(w, view, now, six, rest)
     assert [o.event for o in out if o.event[0] == "place"] == ([] if hand_there else [["place", 7, "under"]])
 
 
