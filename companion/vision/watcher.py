@@ -152,8 +152,8 @@ TOP_INWARD = 0.35
 #: A card lying still this far (card heights) or more inward of a stack's centre lies on top of it, though the
 #: stack's back shows past it and one index only was found: a card beneath lies outward, in the fan (9175 at
 #: 1080p, models: a JC put on top of 11 by mistake, 0.12 inward, the stack's outer edge seen at four looks and
-#: its inner index never found, was judged beneath, a WRONG_SIDE missed; the models' cards beneath lie 0.18 to
-#: 0.33 out, and 9069's AH, beneath with its quad guessed square on the stack, 0.0 or so)
+#: its inner index never found, was judged beneath, a WRONG_SIDE missed; that game's cards beneath lay 0.18 to
+#: 0.33 out when put down; 9069's AH, beneath with one corner out, had its quad guessed square on the stack)
 INWARD_ON_TOP = 0.1
 #: How far (card heights) from where the hand card was last seen the first face-down shape after it lies when
 #: that shape, and each after it further off, is the card carried away (seen as a back through the blur of a
@@ -914,8 +914,9 @@ class Watcher:
         """Around the hand card (a ring ``HAND_RING`` card heights from its centre) the table looks as it did
         in one of ``HAND_GONE_LOOKS`` pictures from the last card put down to the frame this card was first
         seen in (being taken, elsewhere): no hand holds the card, it was let go. (Only the first-look picture
-        held oracle 10056's 6S beneath 7 533 ms: the arm reaching for 10 crossed that ring then.) A hand leaving just as the card comes to rest moves by it before it has lain still, which is not
-        taken for letting go (``_note_stirred``); after that nothing stirs (oracle 10018 and 10010 at
+        held oracle 10056's 6S beneath 7 533 ms: the arm reaching for 10 crossed that ring then.) A hand
+        leaving just as the card comes to rest moves by it before it has lain still, which is not taken for
+        letting go (``_note_stirred``); after that nothing stirs (oracle 10018 and 10010 at
         640x360: a KH and a KS put beneath 11 by mistake, the hand gone within two looks, were held until
         the next hand came by: verdicts 900 and 767 ms late). A hand pausing with the card covers a third of
         that ring (9184's JS over the centre). A card come to rest less than ``HAND_GONE_FROM`` card heights
@@ -930,8 +931,8 @@ class Watcher:
         if now is None:
             return False
         since = self._last_put if self._last_put is not None else h.first_frame
-        before = [g for i, g in self._greys if i <= h.first_frame and g.shape == now.shape]
-        window = [g for i, g in self._greys if since <= i <= h.first_frame and g.shape == now.shape] or before[-1:]
+        kept = [(i, g) for i, g in self._greys if i <= h.first_frame and g.shape == now.shape]
+        window = [g for i, g in kept if i >= since] or [g for _, g in kept[-1:]]
         if not window:
             return False
         step = max(1, -(-len(window) // HAND_GONE_LOOKS))
@@ -2676,8 +2677,8 @@ class Watcher:
         down = (self._view.face_down or {}).get(q) if self._view is not None else None
         by_place = self._side_by_place(q, h.last.centre, h)
         inward = self._along(q, h.last.centre) <= -INWARD_ON_TOP
-        if (h.stack_seen > 0 and not self._square_on(q, h.last.centre) and not inward) or down == 0 \
-                or (self._corner_beside_stack(h) and not inward):
+        if down == 0 or not inward and (
+                (h.stack_seen > 0 and not self._square_on(q, h.last.centre)) or self._corner_beside_stack(h)):
             # (not for a card lying square on the stack, which it covers: the stack was seen past it as
             # it came down: 9044's KD at 1080p, 0.005 card heights from the centre's, put on top and
             # judged beneath, a WRONG_SIDE missed; a card still sliding out beneath may rest a moment
