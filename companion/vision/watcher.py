@@ -122,6 +122,9 @@ HAND_GONE_LOOKS = 8
 GREYS_KEPT = 300
 #: card heights beyond ``under_sure`` within which a card still sliding in towards the stack is not at rest
 SLIDE_BAND = 0.1
+#: still tolerances a card that lay a few looks at a pile, not yet put down, may step there and still be
+#: settling, not picked up (``Watcher._still_settling``)
+SETTLING_STEP = 2.0
 #: seconds a card may rest with nothing stirring near it and still be in the hand, where a pause on the way
 #: looks like a card put down (``Watcher._still_held``; the simulator's pauses last 1.2-2.5 s)
 HELD_STILL_S = 3.0
@@ -1769,6 +1772,12 @@ class Watcher:
             # followed as unread shapes to one lying by 8, was read lying beneath 10 and judged put beneath
             # 8 and moved to 10, a false WRONG_TARGET_PILE)
             h.lying_at = None
+        if h.lying_at is not None and not stays and self._still_settling(h, pos, lifted, moved):
+            # lay a few looks only, and now a step no bigger than twice the still tolerance, at the same pile,
+            # not lifted: not picked up, still settling (9200 at 1080p, models: a 9S slid slowly beneath 9,
+            # 0.10 to 0.23 card heights out, lay two looks at 0.155, then one look 0.12 card heights off as
+            # something moved by: judged put on top, a false WRONG_SIDE, and "moved" beneath four looks later)
+            h.lying_at = None
         if h.lying_at is not None and not stays and (h.announced or h.from_table is not None) \
                 and not self._exchanging(h):
             # it lay at a pile and moves again: it was put down there, and is being picked up
@@ -1969,6 +1978,14 @@ class Watcher:
         return h.lying_at is not None and h.from_table is None and h.lying_at[0] == h.source and not left \
             and h.lying_reads < self._shown_looks(h.lying_at[1]) and not self._home_is(h, h.source) \
             and self._turned_over_there(h, h.lying_at[1])
+
+    def _still_settling(self, h: _Hand, pos: tuple[int, str] | None, lifted: bool, moved: float) -> bool:
+        """Was the hand card, lying at ``h.lying_at`` and not yet put down, only jostled as it settled?
+        It lay fewer than ``side_wait`` looks, is still at that pile, not lifted, and stepped less than
+        ``SETTLING_STEP`` still tolerances: a card being picked up is carried further than that."""
+        return h.lying_at is not None and pos is not None and pos[0] == h.lying_at[0] and not lifted \
+            and h.from_table is None and h.lying_reads < self.eff.side_wait \
+            and moved < SETTLING_STEP * self.eff.still_tolerance
 
     def _shown_looks(self, side: str) -> int:
         """Regular looks a card lying on ``side`` of the pile it was just turned over at (not its own pile's)

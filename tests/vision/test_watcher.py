@@ -3007,3 +3007,28 @@ def test_a_card_read_surely_once_where_it_lies_at_its_own_pile_and_lost_there_is
     events = [o.event for o in out]
     assert (["see", "KS"] in events and ["place", lies_at, "under"] in events) is named
     assert w.hand is None or not named
+
+
+@pytest.mark.parametrize("lying_reads, step, placed", [(1, 0.06, False), (1, 0.3, True), (5, 0.06, True)])
+def test_a_card_jostled_as_it_settles_is_not_picked_up(lying_reads, step, placed):
+    """A 9S turned at 5 lies still 0.15 card heights out from 9's stack, the stack hidden: on top so far,
+    not yet put down. One look later it is seen 0.06 card heights further in, something moving by: after
+    one look lying there, a step that small (under twice the still tolerance) is the card settling, not the
+    child picking it up; it is not put down on top (9200 at 1080p, models: a false WRONG_SIDE, "moved"
+    beneath four looks later). A step of 0.3 card heights is a pickup, and so is any step once it has lain
+    ``side_wait`` looks: put down on top as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=9)
+    view = GameView(expected_pile=9)
+    nine = Card.parse("9S")
+    h = _Hand(first_frame=10)
+    h.sightings = [_sighting(w, f, 9, 0.15, False, nine) for f in (10, 11, 12, 13)]
+    h.reads = [nine] * 4
+    h.card, h.announced, h.source, h.left_source = nine, True, 5, True
+    h.lying_at = h.last_pos = (9, "top")
+    h.lying_reads, h.still = lying_reads, 4
+    w.hand = h
+    s = _sighting(w, 14, 9, 0.15 - step, False, nine)
+    out = w._track(h, 14, 14 / 30, (nine, 0.99), s.centre, s.height, view, set(), 0.714)
+    assert [o.event for o in out] == ([["place", 9, "top"]] if placed else [])
+    assert (w.hand is h) == (not placed)
