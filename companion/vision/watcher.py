@@ -1979,6 +1979,25 @@ class Watcher:
             and h.lying_reads < self._shown_looks(h.lying_at[1]) and not self._home_is(h, h.source) \
             and self._turned_over_there(h, h.lying_at[1])
 
+    def _still_since(self, h: _Hand, index: int) -> int:
+        """The first look of the hand card's last run of looks all within the still tolerance of its last one,
+        where it lay still at no lying place its quad fits (``h.still_at`` unset: a trained detector sizes
+        some cards lying there over the allowance); ``index`` when that run is shorter than ``still_reads``
+        looks after the first. Where play goes on is judged from the stacks' looks since then: the next card
+        may be taken while the card lies there unplaced (9200 at 1080p, models: a 7C lay still beneath 7
+        from frame 960, its quad 11% bigger than 7's stack, and was put down only at 1015 as the 2H turned at
+        7 at 992 showed by 2; from 1015 the stack of 7 looked untouched, a false WRONG_SOURCE_PILE)."""
+        if not h.sightings:
+            return index
+        last = h.last.centre
+        run = 0
+        for x in reversed(h.sightings):
+            if float(np.linalg.norm(x.centre - last)) >= self.eff.still_tolerance * self.h:
+                break
+            run += 1
+            first = x.frame
+        return first if run > self.eff.still_reads else index
+
     def _still_settling(self, h: _Hand, pos: tuple[int, str] | None, lifted: bool, moved: float) -> bool:
         """Was the hand card, lying at ``h.lying_at`` and not yet put down, only jostled as it settled?
         It lay fewer than ``side_wait`` looks, is still at that pile, not lifted, and stepped less than
@@ -2657,7 +2676,7 @@ class Watcher:
         self.fd_recent.clear()
         # where play goes on from here: the stacks' looks since it came to rest (it may be put down
         # only when the next card shows, after that card was taken)
-        self._last_put = h.still_from if h.still_at is not None else index
+        self._last_put = h.still_from if h.still_at is not None else self._still_since(h, index)
         if h.card is not None and h.from_table is None:
             self._last_read_put = self._last_put  # (a table card moved does not move where play is)
         if h.from_table is not None:

@@ -3032,3 +3032,25 @@ def test_a_card_jostled_as_it_settles_is_not_picked_up(lying_reads, step, placed
     out = w._track(h, 14, 14 / 30, (nine, 0.99), s.centre, s.height, view, set(), 0.714)
     assert [o.event for o in out] == ([["place", 9, "top"]] if placed else [])
     assert (w.hand is h) == (not placed)
+
+
+@pytest.mark.parametrize("still_looks, since", [(19, 960), (2, 1015)])
+def test_play_goes_on_from_where_a_card_came_to_rest_at_no_lying_place(still_looks, since):
+    """A 7C carried from 11 lies still beneath 7 from frame 960, at no lying place its quad fits (a trained
+    detector sized it 11% over 7's stack), and is put down only at 1015 as the next card shows. The stacks'
+    looks are compared from 960, where it came to rest: the next card was taken from 7 at 992, and from 1015
+    the stack of 7 looked untouched (9200 at 1080p, models: the 2H turned at 7 was judged taken at 2, a false
+    WRONG_SOURCE_PILE). Seen still at two looks only, it is judged from the look it is put down, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=7)
+    seven = Card.parse("7C")
+    h = _Hand(first_frame=930)
+    frames = [1014 - 3 * k for k in range(still_looks)][::-1]
+    h.sightings = [_sighting(w, 930, 11, 0.5, False, seven), _sighting(w, 950, 7, 1.2, False, seven)] + \
+        [_sighting(w, f, 7, 0.4, False, seven) for f in frames]
+    h.reads = [seven] * len(h.sightings)
+    h.card, h.announced, h.source, h.left_source = seven, True, 11, True
+    h.lying_at = (7, "under")
+    w.hand = h
+    w._place(h, 1015, 1015 / 30, "newcard")
+    assert w._last_put == (frames[0] if still_looks > 2 else 1015) == since
