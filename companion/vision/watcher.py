@@ -125,6 +125,10 @@ SLIDE_BAND = 0.1
 #: still tolerances a card that lay a few looks at a pile, not yet put down, may step there and still be
 #: settling, not picked up (``Watcher._still_settling``)
 SETTLING_STEP = 2.0
+#: looks a card seen with both indices over the stack it came from must lie still, nothing moving by it, to be
+#: taken for lying there, not held (``Watcher._left_lying``; oracle 10133 at 640x360: a KH slid beneath the
+#: centre 0.21 card heights out, both indices showing, lay still 30 frames unplaced, its verdict 300 ms late)
+LEFT_LYING_LOOKS = 3
 #: seconds a card may rest with nothing stirring near it and still be in the hand, where a pause on the way
 #: looks like a card put down (``Watcher._still_held``; the simulator's pauses last 1.2-2.5 s)
 HELD_STILL_S = 3.0
@@ -976,6 +980,12 @@ class Watcher:
         of ``pile``: that hand let go of it and left (see :meth:`_track`'s doubled wait at the source)."""
         return h.stirred and self._stack_still(pile) and self.gate.mask is not None and not self._moving_by_rest(h)
 
+    def _left_lying(self, h: _Hand, pile: int) -> bool:
+        """The hand card has stayed within the still tolerance for ``LEFT_LYING_LOOKS`` looks and nothing moves
+        by it or over the stack of ``pile``: let go of, not held or being turned over there."""
+        return h.idle >= LEFT_LYING_LOOKS and self.gate.mask is not None and self._stack_still(pile) \
+            and not self._moving_by_rest(h)
+
     def _hand_elsewhere(self, point: np.ndarray, ph: float) -> bool:
         """The hand card was seen at the last look, at least ``HAND_CLEAR_OF_TABLE`` card heights from ``point``: the
         motion there is the hand's, holding that card, not a table card lying at ``point`` being moved."""
@@ -1738,7 +1748,7 @@ class Watcher:
             h.left_source = float(np.linalg.norm(g - src)) > 0.6 * self._pile_h(h.source)
             if lifted and pos is not None and pos[1] == "top" and pos[0] == h.source and not h.left_source:
                 pos, lifted = None, False  # still over the pile it came from, a little up: held there (to be put back)
-            if pos is not None and pos[0] == h.source and self._over_stack(s, pos):
+            if pos is not None and pos[0] == h.source and self._over_stack(s, pos) and not self._left_lying(h, pos[0]):
                 # both its indices show, over the stack it came from: a card slid beneath would have its
                 # inner one covered. Held there (being turned over), not put down (2000: a 7 taken from
                 # 3 was shown there, and judged put beneath 3)

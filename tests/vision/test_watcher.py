@@ -3054,3 +3054,30 @@ def test_play_goes_on_from_where_a_card_came_to_rest_at_no_lying_place(still_loo
     w.hand = h
     w._place(h, 1015, 1015 / 30, "newcard")
     assert w._last_put == (frames[0] if still_looks > 2 else 1015) == since
+
+
+@pytest.mark.parametrize("moving", [False, True])
+def test_a_king_lying_still_beneath_the_centre_with_both_indices_showing_is_put_down(moving):
+    """A KH read twice as it is turned at the centre, then slid beneath the centre 0.21 card heights out,
+    where both its indices still show, the stack seen past it: it lies still for eight looks with nothing moving anywhere, so it was
+    let go of, not held over the stack it came from to be turned over; put down beneath 13 as it lies (oracle
+    10133 at 640x360: unplaced for 30 frames, the verdict 300 ms after it settled). With a hand moving over it
+    at every look it is held there as before: nothing put down."""
+    w = _clock_watcher(expected=13)
+    view = GameView(expected_pile=13)
+    king = Card.parse("KH")
+    centre = w.layout.centres[12]
+    rest = centre + 0.21 * w.h * w.layout.outward[12]
+    out = []
+    for f in (1, 2):
+        _hand_moves_over(w, centre)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, centre, king)]), view)
+    for k in range(8):  # the stack of 13 seen past it at each look
+        f = 4 + 3 * k
+        _still_frames(w, 1)
+        if moving:
+            _hand_moves_over(w, rest)
+        w._note_stirred(f)
+        rows = [(*_one_up(w, rest, king), True), (*_one_down(w, centre), False)]
+        out += w._observe(f, f / 30, Detections.from_rows(rows), view)
+    assert [o.event for o in out if o.event[0] == "place"] == ([] if moving else [["place", 13, "under"]])
