@@ -978,13 +978,16 @@ class Watcher:
     def _let_go(self, h: _Hand, pile: int) -> bool:
         """A hand stirred by the hand card after it came to rest, and now nothing moves by it or over the stack
         of ``pile``: that hand let go of it and left (see :meth:`_track`'s doubled wait at the source)."""
-        return h.stirred and self._stack_still(pile) and self.gate.mask is not None and not self._moving_by_rest(h)
+        return h.stirred and self._quiet_by(h, pile)
 
     def _left_lying(self, h: _Hand, pile: int) -> bool:
         """The hand card has stayed within the still tolerance for ``LEFT_LYING_LOOKS`` looks and nothing moves
         by it or over the stack of ``pile``: let go of, not held or being turned over there."""
-        return h.idle >= LEFT_LYING_LOOKS and self.gate.mask is not None and self._stack_still(pile) \
-            and not self._moving_by_rest(h)
+        return h.idle >= LEFT_LYING_LOOKS and self._quiet_by(h, pile)
+
+    def _quiet_by(self, h: _Hand, pile: int) -> bool:
+        """In the last frame nothing moved by where the hand card came to rest, nor over the stack of ``pile``."""
+        return self._stack_still(pile) and self.gate.mask is not None and not self._moving_by_rest(h)
 
     def _hand_elsewhere(self, point: np.ndarray, ph: float) -> bool:
         """The hand card was seen at the last look, at least ``HAND_CLEAR_OF_TABLE`` card heights from ``point``: the
