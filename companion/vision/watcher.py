@@ -1720,7 +1720,17 @@ class Watcher:
         out: list[Observation] = []
         card, conf = read
         h.missing = 0
+        # read surely as a table card seen lying in its own place at this very look: a misreading of another
+        # card, no evidence of any (9220 at 1080p, models: a 6S carried from 9 to 6 was read once as 8C
+        # at 0.95 while the 8C lay in view beneath 8; its later looks unread, it was believed the 8C picked
+        # up, its sure 6S reading then passed over as another card, and judged "moved" beneath 6: a false
+        # WRONG_TARGET_PILE)
+        contradicted = card is not None and card in seen_table and card != h.from_table
+        if contradicted:
+            card = None
         s = _Sighting(index, t, card, conf, centre, height, aspect, both)
+        if contradicted:
+            rank_p = suit_p = None
         if rank_p is not None and suit_p is not None and max(rank_p) >= LEANING and max(suit_p) >= LEANING:
             s.leans = Card(Rank(int(np.argmax(rank_p)) + 1), Suit(SUIT_CODES[int(np.argmax(suit_p))]))
         self._adopt_orphan(h, index, card)

@@ -3081,3 +3081,33 @@ def test_a_king_lying_still_beneath_the_centre_with_both_indices_showing_is_put_
         rows = [(*_one_up(w, rest, king), True), (*_one_down(w, centre), False)]
         out += w._observe(f, f / 30, Detections.from_rows(rows), view)
     assert [o.event for o in out if o.event[0] == "place"] == ([] if moving else [["place", 13, "under"]])
+
+
+@pytest.mark.parametrize("table_card_seen", [True, False])
+def test_a_hand_card_read_as_a_table_card_seen_lying_in_its_place_is_not_that_card(table_card_seen):
+    """A 6S turned at 9 is carried towards 6; two looks read it surely as 8C while the 8C lies in view
+    beneath 8, then it is read 6S. The 8C readings named a card seen lying in its own place at those very
+    looks: misreadings, so the hand card is the 6S (9220 at 1080p, models: it was believed the 8C picked
+    up and judged "moved" beneath 6, a false WRONG_TARGET_PILE). With the 8C not seen at its place then
+    (covered, or truly picked up), the readings stand: the 8C is being moved."""
+    w = _clock_watcher(expected=9)
+    view = GameView(expected_pile=9)
+    eight, six = Card.parse("8C"), Card.parse("6S")
+    at8 = w.layout.centres[7] + 0.6 * w.h * w.layout.outward[7]
+    w.table.put(TableCard(eight, 8, "under", at8.copy(), 0, 0))
+    c9, c6 = w.layout.centres[8], w.layout.centres[5]
+    path = [c9 + k * (c6 - c9) for k in (0.3, 0.4, 0.5, 0.6, 0.7)]
+    for n, (point, read) in enumerate(zip(path, (None, eight, eight, six, six))):
+        if n == 3 and not table_card_seen:
+            break
+        rows = [_one_up(w, point, read)]
+        if table_card_seen and n in (1, 2):
+            rows.append(_one_up(w, at8, eight))
+        _hand_moves_over(w, point)
+        w._observe(3 * n + 1, (3 * n + 1) / 30, Detections.from_rows(rows), view)
+    h = w.hand
+    assert h is not None
+    if table_card_seen:
+        assert h.card == six and h.from_table is None and eight not in h.reads
+    else:
+        assert h.card == eight and h.from_table == eight
