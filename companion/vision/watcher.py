@@ -166,6 +166,14 @@ INWARD_ON_TOP = 0.1
 #: that shape, and each after it further off, is the card carried away (seen as a back through the blur of a
 #: fast hand), not turned face down there: a card turned over is seen face down where it was
 CARRIED_OFF = 0.8
+#: ... or, nearer, when it lies at least HEADED_OFF card heights further from the stack the card came from than
+#: the card's face was last seen, and at least HEADED_FAR from that stack: heading away from it, not turned
+#: face down over it to be put back (9226 and 9220 at 1080p, models: a 5H shown on 7's stack, then seen "face
+#: down" once 0.29 card heights on, 0.25 further from the stack, the blur of a fast hand; a TC turned at 13,
+#: so 0.68 on, 0.37 further; each was judged put back face down, then read again face up at the pile it was
+#: carried to and "turned" again)
+HEADED_OFF = 0.2
+HEADED_FAR = 0.5
 #: A back seen this far (card heights) from where a hand card vanished, since, is that card being carried
 #: on, not turned face down there (``Watcher._back_seen_far_off``).
 CARRIED_FAR = 2.0
@@ -2113,7 +2121,23 @@ class Watcher:
             return False
         away = [float(np.linalg.norm(c - last.centre)) / self.h for _, c in trail]
         reach = self._hand_reach(last.frame, trail[0][0], 2.0) / self.h
-        return CARRIED_OFF <= away[0] <= reach and all(b > a for a, b in zip(away, away[1:]))
+        if not (away[0] <= reach and all(b > a for a, b in zip(away, away[1:]))):
+            return False
+        if away[0] >= CARRIED_OFF:
+            return True
+        return self._headed_off(h, trail[0][1])
+
+    def _headed_off(self, h: _Hand, back_at: np.ndarray) -> bool:
+        """A back seen at ``back_at`` just after the hand card's last look lies ``HEADED_OFF`` card heights
+        further from the stack the card came from than that look, and ``HEADED_FAR`` from it at least: the
+        card heading away from that stack, not turned face down over it."""
+        if h.source is None:
+            return False
+        src = self.layout.centres[h.source - 1]
+        ph = self._pile_h(h.source)
+        face = float(np.linalg.norm(h.last.centre - src)) / ph
+        back = float(np.linalg.norm(back_at - src)) / ph
+        return back >= HEADED_FAR and back - face >= HEADED_OFF
 
     def _corner_beside_stack(self, h: _Hand) -> bool:
         """The hand card lay still by a stack whose back showed at ``STACK_SEEN_BENEATH`` looks, and no look

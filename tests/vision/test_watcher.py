@@ -3111,3 +3111,29 @@ def test_a_hand_card_read_as_a_table_card_seen_lying_in_its_place_is_not_that_ca
         assert h.card == six and h.from_table is None and eight not in h.reads
     else:
         assert h.card == eight and h.from_table == eight
+
+
+@pytest.mark.parametrize("back_out, returned", [(0.25, True), (0.55, False)])
+def test_a_back_seen_heading_away_from_the_stack_a_card_was_shown_on_is_not_that_card_put_back(back_out, returned):
+    """A 5H turned at 7 (where play is) is shown on 7's stack, then gone; one look sees a back ``back_out``
+    card heights out along 7's fan, the next shows the stack again. By the stack, the card was turned face
+    down to be put back: "return 7". Heading away from the stack (0.45 card heights further out than its
+    face was), it is the card carried off, seen through the blur of a fast hand (9226 at 1080p, models: a 5H
+    so judged put back face down at 7, then read face up at 5 and "turned" at 7 again): no return."""
+    w = _clock_watcher(expected=7)
+    view = GameView(expected_pile=7)
+    c7, out7 = w.layout.centres[6], w.layout.outward[6]
+    five = Card.parse("5H")
+    stack = list(_one_up(w, c7))
+    stack[6] = False
+    events = []
+    for f in (1, 4):
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, c7 + 0.1 * w.h * out7, five)]), view)]
+    assert ["see", "5H"] in events and w.hand is not None and w.hand.source == 7
+    back = list(_one_up(w, c7 + back_out * w.h * out7))
+    back[6] = False
+    _hand_moves_over(w, c7 + back_out * w.h * out7)
+    events += [o.event for o in w._observe(7, 7 / 30, Detections.from_rows([tuple(back)]), view)]
+    for f in (10, 13):
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([tuple(stack)]), view)]
+    assert (["return", 7] in events) is returned
