@@ -173,6 +173,9 @@ CARRIED_OFF = 0.8
 #: so 0.68 on, 0.37 further; each was judged put back face down, then read again face up at the pile it was
 #: carried to and "turned" again)
 HEADED_OFF = 0.2
+#: A hand card first seen (unread, held up) this close (card heights) to the stack where play is was turned over
+#: there (``Watcher._source``), wherever it was first read.
+FIRST_BY_PLAY = 0.4
 HEADED_FAR = 0.5
 #: A back seen this far (card heights) from where a hand card vanished, since, is that card being carried
 #: on, not turned face down there (``Watcher._back_seen_far_off``).
@@ -2553,6 +2556,17 @@ class Watcher:
             # from where play is (not the pile it lies at: that would judge its source by where it went)
             return expected
         s = next((x for x in sights if x.card == h.card), s0)
+        if expected is not None and s0 is not s and s0.card is None and s0.leans in (None, h.card) \
+                and float(self._stack_distances(s0.centre)[expected - 1]) < FIRST_BY_PLAY \
+                and s0.height > self.eff.lifted * self.geometry.pile_size_at(expected, s0.centre) \
+                and not self._came_to_rest(sights[:sights.index(s)]):
+            # first seen unread, held up right over the stack where play is, read only after it was carried off,
+            # never at rest on the way: it was turned over there, however far off it was read (9224 at 1080p, models:
+            # a JC turned at 7, seen held up 0.25 card heights from 7's stack, carried fast to 11 and read only
+            # there, 4 card heights off, was judged taken at 11, a false WRONG_SOURCE_PILE; the stack of 7
+            # stayed hidden). An unread card that came to rest somewhere may have been left there, and the card
+            # read is the next one turned there (as in test_a_card_played_unseen_is_found_beneath_...)
+            return expected
         if s0 is not s and (float(np.linalg.norm(s0.centre - s.centre)) < 2.0 * self.h or s0.shows(h.card)):
             # (the first look, unsure but leaning to the card, was the card: 9114 at 1080p, models: a 6C
             # first seen over 11 as it was turned there, leaning 0.85 to 6C, first read at 6, was judged
@@ -2576,6 +2590,12 @@ class Watcher:
             if int(np.argmin(d)) + 1 == expected and d[expected - 1] < SOURCE_NEAREST:
                 return expected
         return q
+
+    def _came_to_rest(self, sights: list[_Sighting]) -> bool:
+        """Two looks in a row of ``sights`` at one lying place (within the still tolerance): the card lay there."""
+        tol = self.eff.still_tolerance * self.h
+        return any(float(np.linalg.norm(b.centre - a.centre)) < tol and self._lying_position(b) is not None
+                   for a, b in zip(sights, sights[1:]))
 
     def _source_by_stacks(self, source: int, h: _Hand | None, since: int | None = None,
                           final: bool = False) -> tuple[int, bool]:

@@ -3137,3 +3137,20 @@ def test_a_back_seen_heading_away_from_the_stack_a_card_was_shown_on_is_not_that
     for f in (10, 13):
         events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([tuple(stack)]), view)]
     assert (["return", 7] in events) is returned
+
+
+@pytest.mark.parametrize("first_along, source", [(0.2, 7), (0.9, 11)])
+def test_a_card_first_seen_unread_over_the_stack_where_play_is_was_turned_there(first_along, source):
+    """A JC first seen unread and held up ``first_along`` card heights out from 7's stack (where play is), carried fast and
+    read only beneath 11, four card heights off. Right over 7's stack it was turned there (9224 at 1080p,
+    models: judged taken at 11, a false WRONG_SOURCE_PILE); first seen further off, that shape may have been
+    another, and the card is judged from where it was read, as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=7)
+    h = _Hand(first_frame=1)
+    first = _sighting(w, 1, 7, first_along, False)
+    first.height *= 1.3  # held up as it was turned over: no lying place
+    assert w._lying_position(first) is None
+    h.sightings = [first, _sighting(w, 16, 11, 0.5, False, Card.parse("JC"))]
+    h.card = Card.parse("JC")
+    assert w._source(h) == source
