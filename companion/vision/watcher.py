@@ -173,10 +173,10 @@ CARRIED_OFF = 0.8
 #: so 0.68 on, 0.37 further; each was judged put back face down, then read again face up at the pile it was
 #: carried to and "turned" again)
 HEADED_OFF = 0.2
+HEADED_FAR = 0.5
 #: A hand card first seen (unread, held up) this close (card heights) to the stack where play is was turned over
 #: there (``Watcher._source``), wherever it was first read.
 FIRST_BY_PLAY = 0.4
-HEADED_FAR = 0.5
 #: A back seen this far (card heights) from where a hand card vanished, since, is that card being carried
 #: on, not turned face down there (``Watcher._back_seen_far_off``).
 CARRIED_FAR = 2.0
@@ -1736,12 +1736,9 @@ class Watcher:
         # at 0.95 while the 8C lay in view beneath 8; its later looks unread, it was believed the 8C picked
         # up, its sure 6S reading then passed over as another card, and judged "moved" beneath 6: a false
         # WRONG_TARGET_PILE)
-        contradicted = card is not None and card in seen_table and card != h.from_table
-        if contradicted:
-            card = None
+        if card is not None and card in seen_table and card != h.from_table:
+            card, rank_p, suit_p = None, None, None
         s = _Sighting(index, t, card, conf, centre, height, aspect, both)
-        if contradicted:
-            rank_p = suit_p = None
         if rank_p is not None and suit_p is not None and max(rank_p) >= LEANING and max(suit_p) >= LEANING:
             s.leans = Card(Rank(int(np.argmax(rank_p)) + 1), Suit(SUIT_CODES[int(np.argmax(suit_p))]))
         self._adopt_orphan(h, index, card)
@@ -2136,10 +2133,8 @@ class Watcher:
         card heading away from that stack, not turned face down over it."""
         if h.source is None:
             return False
-        src = self.layout.centres[h.source - 1]
-        ph = self._pile_h(h.source)
-        face = float(np.linalg.norm(h.last.centre - src)) / ph
-        back = float(np.linalg.norm(back_at - src)) / ph
+        face = float(self._stack_distances(h.last.centre)[h.source - 1])
+        back = float(self._stack_distances(back_at)[h.source - 1])
         return back >= HEADED_FAR and back - face >= HEADED_OFF
 
     def _corner_beside_stack(self, h: _Hand) -> bool:
@@ -2555,11 +2550,12 @@ class Watcher:
             # where it would have been turned over): nothing was seen of where it came from, so it came
             # from where play is (not the pile it lies at: that would judge its source by where it went)
             return expected
-        s = next((x for x in sights if x.card == h.card), s0)
+        first_read = next((k for k, x in enumerate(sights) if x.card == h.card), 0)
+        s = sights[first_read]
         if expected is not None and s0 is not s and s0.card is None and s0.leans in (None, h.card) \
                 and float(self._stack_distances(s0.centre)[expected - 1]) < FIRST_BY_PLAY \
                 and s0.height > self.eff.lifted * self.geometry.pile_size_at(expected, s0.centre) \
-                and not self._came_to_rest(sights[:sights.index(s)]):
+                and not self._came_to_rest(sights[:first_read]):
             # first seen unread, held up right over the stack where play is, read only after it was carried off,
             # never at rest on the way: it was turned over there, however far off it was read (9224 at 1080p, models:
             # a JC turned at 7, seen held up 0.25 card heights from 7's stack, carried fast to 11 and read only
