@@ -239,6 +239,9 @@ HIDDEN_TOP_ALONG = 0.3
 #: on 1's stack for 17 frames, was judged put on top of 1, a false WRONG_TARGET_PILE, on the look its turning
 #: back began, the fifth regular one, and its return missed)
 SHOWN_ON_STACK_LOOKS = 15
+#: the share of the motion box around a stack that may change in a frame while a hand card seen lying there
+#: still counts that stack as hidden by it (``Watcher._stack_quiet``): a hand's edge holding still
+STACK_FAINT = 0.03
 # grey levels (`StackLooks.change_since`) since the last card was put down: a stack that changed by at
 # least STACK_TAKEN lost its top card (rendered games: 5-28 at the pile taken from, one turn in 23 at 2.6); one that changed
 # by less than STACK_UNTOUCHED was not touched (about 1 elsewhere)
@@ -1013,6 +1016,17 @@ class Watcher:
         card put on top of its own pile wait a third frame after the hand left: 8921 and 8967 at 640x360,
         167 ms against the 150 ms target.)"""
         return len(self._motion_hist) > 0 and int(self._motion_hist[-1][pile - 1]) == 0
+
+    def _stack_quiet(self, pile: int) -> bool:
+        """At most a few changed pixels (``STACK_FAINT`` of the box) around the stack of ``pile`` in the last
+        frame: the edge of a hand holding still on the card it has just laid there, which hides that stack
+        (oracle 10205 at 640x360: a JS laid on top of 11, 0.137 card heights out, the fingers still on it
+        for three looks, 2 and 1 pixels changing there, then the palm resting on it: judged after five
+        looks out of sight, 467 ms after it settled)."""
+        if not self._motion_hist or self._boxes is None:
+            return False
+        a, b, c, d = self._boxes[1][pile - 1]
+        return int(self._motion_hist[-1][pile - 1]) <= STACK_FAINT * (b - a) * (d - c)
 
     # -- one recognition ---------------------------------------------------------------------------
     def _pile_h(self, pile: int) -> float:
@@ -1829,7 +1843,7 @@ class Watcher:
             h.rest_alongs.append((pos[0], self._along(pos[0], s.centre)))
         if pos is not None and pos[0] in self._stacks_seen:
             h.stack_seen += 1
-        elif pos is not None and self._stack_still(pos[0]):
+        elif pos is not None and self._stack_quiet(pos[0]):
             h.stack_hidden += 1
         # on top of the stack it was just turned over at, not yet carried off: it is shown there first,
         # so it must lie still twice as long (a trained detector's scatter hides a slow hand: 9017's

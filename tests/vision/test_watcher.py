@@ -3154,3 +3154,36 @@ def test_a_card_first_seen_unread_over_the_stack_where_play_is_was_turned_there(
     h.sightings = [first, _sighting(w, 16, 11, 0.5, False, Card.parse("JC"))]
     h.card = Card.parse("JC")
     assert w._source(h) == source
+
+
+@pytest.mark.parametrize("edge, placed", [(0, True), (2, True), (20, False)])
+def test_a_card_laid_by_a_stack_it_hides_under_a_hand_holding_still_is_on_top(edge, placed):
+    """A JS carried from 3 and laid 0.137 card heights out on 11's stack (where its place cannot tell the
+    side), the stack never showing past it, a few pixels changing around that stack at its first two looks
+    (the edge of the fingers holding still on the card), then the hand stirring over it. That hand hid the
+    stack no more than a still one: the card hides it, and lies on top, judged as the hand stirs (oracle
+    10205 at 640x360: the palm then rested on the card, which was judged only after ``side_wait`` looks out
+    of sight, 467 ms after it settled). A hand moving there (more than ``STACK_FAINT`` of the box) may be
+    what hides the stack: not yet."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=11)
+    view = GameView(expected_pile=11)
+    card = Card.parse("JS")
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 1, 3, 0.5, True, card)]
+    h.card, h.announced, h.source, h.left_source = card, True, 3, True
+    w.hand = h
+    at = w.layout.centres[10] + w.h * 0.137 * w.layout.outward[10]
+    _still_frames(w)
+    out = []
+    for f in (4, 7, 10):
+        if f < 10:
+            _still_frames(w, 1)
+            w._motion_hist[-1][10] = edge  # changed pixels around 11's stack (its box: about 12 x 12)
+        else:
+            _hand_moves_over(w, at)
+            w._note_stirred(f)  # (as every frame does)
+        out += w._observe(f, f / 30, Detections.from_rows([_one_up(w, at, card)]), view)
+    assert ([o.event for o in out] == [["place", 11, "top"]]) is placed
+    if not placed:
+        assert out == [] and w.hand is h and h.lying_at == (11, "top")
