@@ -66,6 +66,13 @@ HAND_REACH_MAX = 6.0
 #: A card first seen held up off every lying place, its nearest stack where play is and within this many card
 #: heights of it, was turned there (``Watcher._source``).
 SOURCE_NEAREST = 0.6
+#: A read hand card lost from sight, the whole table still for this many frames since, was left where it
+#: last lay, within ``LEFT_NEAR`` card heights of its last look (``Watcher._left_where_it_lay``).
+LEFT_STILL_FRAMES = 15
+LEFT_NEAR = 0.5
+#: A card first seen held up between two stacks whose distances (card heights) differ by less than this is
+#: as near one as the other: where it is first read lying tells which (``Watcher._source``).
+SOURCE_TIE = 0.05
 #: Unsure looks added up name a card against a sure reading of another only this many nats (natural-log
 #: units of likelihood) ahead of it (``Watcher._believe``).
 FUSED_OVER_SURE = 6.0
@@ -395,6 +402,7 @@ class _Sighting:
     aspect: float = 0.0  # short side / long side of the quad (0: unknown)
     both: bool = False  # its indices were seen at both ends
     leans: Card | None = None  # the card its look gave at least even odds (``LEANING``), read or not
+    index_at: np.ndarray | None = None  # the centre of the printed index it was read by (None: unknown)
 
     def shows(self, card: Card | None) -> bool:
         """Read as ``card``, or leaning to it."""
@@ -1220,7 +1228,8 @@ class Watcher:
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
         if h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
-                               aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]))
+                               aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]),
+                               dets.index_centres[mine].astype(np.float64))
         elif h is not None and self._extra_look:
             pass  # a confirming look that missed the hand card counts nothing (counts are in regular looks)
         elif h is not None:
@@ -1246,6 +1255,10 @@ class Watcher:
                 # followed as the KS to 5)
                 h.lying_at = down
                 out += self._place(h, index, t)
+            elif down is None and h.lying_at is None and h.missing >= 2 * p.vanish_reads \
+                    and (left := self._left_where_it_lay(h)) is not None:
+                h.lying_at = left
+                out += self._place(h, index, t)  # lay there a moment ago, the whole table still since: left there
             elif down is None and h.missing >= p.vanish_reads:
                 named = self._named_where_lost(h, index, t)
                 out += named if named else self._vanished(h, index, t, view)
@@ -1593,6 +1606,22 @@ class Watcher:
             return h.last_pos
         return None
 
+    def _left_where_it_lay(self, h: _Hand) -> tuple[int, str] | None:
+        """Where the hand card (read, in play, carried off the pile it came from) lay at one of its last two
+        looks, if the last lies within ``LEFT_NEAR`` card heights of it and nothing at all has moved on the
+        table for ``LEFT_STILL_FRAMES`` frames: the hand is gone, and left the card there, however its last look
+        was misjudged and the detector now misses it (9230 at 1080p, models: a JC put beneath 10 by mistake,
+        seen lying 0.42 card heights out, then once a little off with no lying place, then unseen for 35 still
+        frames in the fan, was judged only where it was moved to next: the WRONG_TARGET_PILE missed)."""
+        if not h.announced or h.card is None or h.from_table is not None or not h.left_source \
+                or self.gate.still < LEFT_STILL_FRAMES or self._exchanging(h):
+            return None
+        for x in reversed(h.sightings[-2:]):
+            pos = self._lying_position(x)
+            if pos is not None and float(np.linalg.norm(x.centre - h.last.centre)) < LEFT_NEAR * self.h:
+                return pos
+        return None
+
     def _lost_at_source(self, h: _Hand) -> bool:
         """The hand card, never seen carried away from the pile it was taken from (not its own pile), was
         last seen on that pile's stack: lost from sight as it was carried off, not put down on the stack it
@@ -1740,7 +1769,7 @@ class Watcher:
     def _track(self, h: _Hand, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
                height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0,
                rank_p: np.ndarray | None = None, suit_p: np.ndarray | None = None,
-               both: bool = False) -> list[Observation]:
+               both: bool = False, index_at: np.ndarray | None = None) -> list[Observation]:
         p = self.eff
         out: list[Observation] = []
         card, conf = read
@@ -1752,7 +1781,7 @@ class Watcher:
         # WRONG_TARGET_PILE)
         if card is not None and card in seen_table and card != h.from_table:
             card, rank_p, suit_p = None, None, None
-        s = _Sighting(index, t, card, conf, centre, height, aspect, both)
+        s = _Sighting(index, t, card, conf, centre, height, aspect, both, index_at=index_at)
         if rank_p is not None and suit_p is not None and max(rank_p) >= LEANING and max(suit_p) >= LEANING:
             s.leans = Card(Rank(int(np.argmax(rank_p)) + 1), Suit(SUIT_CODES[int(np.argmax(suit_p))]))
         self._adopt_orphan(h, index, card)
@@ -2582,6 +2611,17 @@ class Watcher:
             # first seen over 11 as it was turned there, leaning 0.85 to 6C, first read at 6, was judged
             # taken from 6, then from 13 by the stacks' looks)
             s = s0
+        read_at = self._lying_position(sights[first_read])
+        if s is s0 and s0 is not sights[first_read] and lying is None and read_at is not None \
+                and read_at[1] != "under" and h.card is not None and h.card.home_pile != read_at[0]:
+            # first seen held up midway between two stacks (no nearer one by ``SOURCE_TIE``), then read lying by
+            # one of them, not beneath it nor at its own pile: shown by the stack it was turned at (9225 at 1080p,
+            # models: a 6H turned at 1 by mistake, first seen 0.72 card heights from 1's stack and 0.73 from 2's,
+            # in 2's zone, then held by 1 for 20 frames and put back: judged taken and put back at 2)
+            d = self._stack_distances(s0.centre)
+            two = np.argsort(d)[:2]
+            if float(d[two[1]] - d[two[0]]) < SOURCE_TIE and read_at[0] - 1 in two:
+                return read_at[0]
         g = self._ground(s.centre, s.height)
         q = self._pile_at(g)
         if q is None:
@@ -2700,6 +2740,20 @@ class Watcher:
         return self._along(q, h.last.centre) < HIDDEN_TOP_ALONG and all(
             x.both for x in h.sightings[-h.still:])
 
+    def _inner_index_over_stack(self, h: _Hand, q: int) -> bool:
+        """The hand card (not a table card moved) lies within ``HIDDEN_TOP_ALONG`` of the stack of ``q``, an index
+        of its inner end (nearer the middle than the stack's centre) was read at a look of its rest, and the
+        stack never showed while it lay there, though nothing moved around it at a look at least: that end
+        lies over the stack, uncovered, so the card is on top. A card beneath has its inner end under the
+        stack, and one slid out sideways far enough to show that index leaves the stack in view. (Oracle
+        10212 at 640x360: a TS put on top of 10 by mistake came to rest askew 0.21 card heights out, a hand's
+        fingers over its outer index, and was judged beneath: a WRONG_SIDE missed.)"""
+        if h.from_table is not None or h.stack_seen > 0 or h.stack_hidden < 1 \
+                or self._along(q, h.last.centre) >= HIDDEN_TOP_ALONG:
+            return False
+        return any(x.card is not None and x.index_at is not None and self._along(q, x.index_at) < 0.0
+                   for x in h.sightings[-max(h.still, 1):])
+
     def _turned_over_beside(self, h: _Hand, pile: int, other: int) -> bool:
         """No back of the card seen anywhere, its face first seen held up on the stack of ``pile`` with both
         indices showing, and the stack of ``other`` its neighbour (within ``NEIGHBOUR_REACH`` card heights):
@@ -2801,7 +2855,7 @@ class Watcher:
             return "under"
         if inward:
             return "top"  # (however it came to be put down: nothing lies beneath a stack on that side)
-        if by_place == "under" and down and self._above_stack_in_full_view(h, q):
+        if by_place == "under" and down and (self._above_stack_in_full_view(h, q) or self._inner_index_over_stack(h, q)):
             return "top"
         if by_place is not None and not (by_place == "under" and self._askew_on_hidden_stack(h, q)):
             return by_place

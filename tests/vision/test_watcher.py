@@ -3187,3 +3187,89 @@ def test_a_card_laid_by_a_stack_it_hides_under_a_hand_holding_still_is_on_top(ed
     assert ([o.event for o in out] == [["place", 11, "top"]]) is placed
     if not placed:
         assert out == [] and w.hand is h and h.lying_at == (11, "top")
+
+
+@pytest.mark.parametrize("toward_2, code, source", [(0.02, "6H", 1), (0.2, "6H", 2), (0.02, "AH", 2)])
+def test_a_card_first_seen_midway_between_two_stacks_was_turned_at_the_one_it_is_read_by(toward_2, code, source):
+    """A card first seen unread and held up between the stacks of 1 and 2 (play is at 5), ``toward_2`` card
+    heights off the midpoint towards 2, then read lying by 1's stack. Midway (its distances to the two
+    stacks within ``SOURCE_TIE``), where it is shown says which it was turned at: 1 (9225 at 1080p, models:
+    a 6H turned at 1 by mistake, first seen 0.72 / 0.73 card heights from 1 and 2, held by 1 for 20 frames
+    and put back, was judged taken and put back at 2, its WRONG_SOURCE_PILE missed). Nearer 2, it was
+    turned at 2, as before; so was an ace, which goes to 1 however it came there."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=5)
+    c1, c2 = w.layout.centres[0], w.layout.centres[1]
+    mid = (c1 + c2) / 2 + toward_2 * w.h * (c2 - c1) / np.linalg.norm(c2 - c1)
+    first = _sighting(w, 1, 1, 0.0, False)
+    first.centre = mid
+    first.height = 1.3 * w.geometry.pile_size_at(2, mid)  # held up as it was turned over: no lying place
+    assert w._lying_position(first) is None
+    card = Card.parse(code)
+    read = _sighting(w, 10, 1, 0.05, True, card)
+    assert w._lying_position(read) is not None and w._lying_position(read)[1] != "under"
+    h = _Hand(first_frame=1)
+    h.sightings = [first, read]
+    h.card = card
+    assert w._source(h) == source
+
+
+@pytest.mark.parametrize("index_along, seen, hidden, side", [
+    (-0.18, 0, 1, "top"),     # its inner index read over the stack, which never showed: on top
+    (0.62, 0, 1, "under"),    # its outer index only: as a card beneath shows it
+    (-0.18, 1, 1, "under"),   # the stack showed past it: beneath, slid out sideways
+    (-0.18, 0, 0, "under")])  # a hand moved around the stack at every look: it may be what hid it
+def test_a_card_whose_inner_index_shows_over_a_hidden_stack_lies_on_top(index_along, seen, hidden, side):
+    """A TS at rest 0.21 card heights out from the stack of 10 (past ``under_sure``), one index read (a
+    hand's fingers over the other). Its inner index, over the stack, read while that stack never showed
+    and nothing moved around it at a look: that end is uncovered, on top of the stack (oracle 10212 at
+    640x360: put on top by mistake, askew, judged beneath, a WRONG_SIDE missed). Its outer index, the stack
+    seen past it, or a hand moving about the stack at every look: its place decides (beneath), as before."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=10)
+    card = Card.parse("TS")
+    h = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 10 + 3 * k, 10, 0.21, False, card) for k in range(3)]
+    for x in h.sightings:
+        x.index_at = w.layout.centres[9] + w.h * index_along * w.layout.outward[9]
+    h.card, h.announced, h.source, h.left_source = card, True, 4, True
+    h.lying_at = h.last_pos = (10, "near")
+    h.still, h.stack_seen, h.stack_hidden = 3, seen, hidden
+    w._view = GameView(expected_pile=10, face_down={10: 3})
+    w.hand = h
+    out = w._place(h, 20, 20 / 30, "seen")
+    assert [o.event for o in out] == [["place", 10, side]]
+
+
+@pytest.mark.parametrize("table, placed", [("still", True), ("moving", False)])
+def test_a_card_lost_from_sight_just_after_it_lay_with_the_table_still_since_was_left_there(table, placed):
+    """A JC carried from 5 and seen lying 0.42 card heights out beneath 10 for two looks, then once a little
+    off with no lying place (a look too big), then never again. The whole table still since, the hand
+    is gone and left it where it lay: put beneath 10, after ``2 x vanish_reads`` looks (9230 at 1080p,
+    models: put there by mistake and unseen for 35 still frames in the fan, it was judged only where it was
+    moved to next, the WRONG_TARGET_PILE missed). Something moving on the table meanwhile: a hand may
+    still hold it, and it waits."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=11)
+    view = GameView(expected_pile=11)  # (taken at 5, the JC sends play to 11)
+    card = Card.parse("JC")
+    h = _Hand(first_frame=1)
+    off = _sighting(w, 7, 10, 0.42, False, card)
+    off.centre = off.centre + 0.25 * w.h * np.array([w.layout.outward[9][1], -w.layout.outward[9][0]])
+    off.height *= 1.3
+    assert w._lying_position(off) is None
+    h.sightings = [_sighting(w, 1, 10, 0.42, False, card), _sighting(w, 4, 10, 0.42, False, card), off]
+    h.card, h.announced, h.source, h.left_source = card, True, 5, True
+    w.hand = h
+    _still_frames(w)
+    out = []
+    for k in range(14):
+        f = 10 + 3 * k
+        if table == "still":
+            _still_frames(w, 3)
+        else:
+            _hand_moves_over(w, w.layout.centres[2] + (k % 2) * 25)
+        out += w._observe(f, f / 30, Detections.empty(), view)
+    assert ([o.event for o in out] == [["place", 10, "under"]]) is placed
+    if not placed:
+        assert out == [] and w.hand is h
