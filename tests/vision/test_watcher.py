@@ -3156,6 +3156,15 @@ def test_a_card_first_seen_unread_over_the_stack_where_play_is_was_turned_there(
     assert w._source(h) == source
 
 
+def _carried_hand(card: Card, source: int, sightings: list):
+    """A hand card read as ``card``, taken from ``source`` and carried off it, seen at ``sightings``."""
+    from companion.vision.watcher import _Hand
+    h = _Hand(first_frame=sightings[0].frame)
+    h.sightings = list(sightings)
+    h.card, h.announced, h.source, h.left_source = card, True, source, True
+    return h
+
+
 @pytest.mark.parametrize("edge, placed", [(0, True), (2, True), (20, False)])
 def test_a_card_laid_by_a_stack_it_hides_under_a_hand_holding_still_is_on_top(edge, placed):
     """A JS carried from 3 and laid 0.137 card heights out on 11's stack (where its place cannot tell the
@@ -3165,14 +3174,10 @@ def test_a_card_laid_by_a_stack_it_hides_under_a_hand_holding_still_is_on_top(ed
     10205 at 640x360: the palm then rested on the card, which was judged only after ``side_wait`` looks out
     of sight, 467 ms after it settled). A hand moving there (more than ``STACK_FAINT`` of the box) may be
     what hides the stack: not yet."""
-    from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=11)
     view = GameView(expected_pile=11)
     card = Card.parse("JS")
-    h = _Hand(first_frame=1)
-    h.sightings = [_sighting(w, 1, 3, 0.5, True, card)]
-    h.card, h.announced, h.source, h.left_source = card, True, 3, True
-    w.hand = h
+    h = w.hand = _carried_hand(card, 3, [_sighting(w, 1, 3, 0.5, True, card)])
     at = w.layout.centres[10] + w.h * 0.137 * w.layout.outward[10]
     _still_frames(w)
     out = []
@@ -3225,14 +3230,11 @@ def test_a_card_whose_inner_index_shows_over_a_hidden_stack_lies_on_top(index_al
     and nothing moved around it at a look: that end is uncovered, on top of the stack (oracle 10212 at
     640x360: put on top by mistake, askew, judged beneath, a WRONG_SIDE missed). Its outer index, the stack
     seen past it, or a hand moving about the stack at every look: its place decides (beneath), as before."""
-    from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=10)
     card = Card.parse("TS")
-    h = _Hand(first_frame=1)
-    h.sightings = [_sighting(w, 10 + 3 * k, 10, 0.21, False, card) for k in range(3)]
+    h = _carried_hand(card, 4, [_sighting(w, 10 + 3 * k, 10, 0.21, False, card) for k in range(3)])
     for x in h.sightings:
         x.index_at = w.layout.centres[9] + w.h * index_along * w.layout.outward[9]
-    h.card, h.announced, h.source, h.left_source = card, True, 4, True
     h.lying_at = h.last_pos = (10, "near")
     h.still, h.stack_seen, h.stack_hidden = 3, seen, hidden
     w._view = GameView(expected_pile=10, face_down={10: 3})
@@ -3249,18 +3251,15 @@ def test_a_card_lost_from_sight_just_after_it_lay_with_the_table_still_since_was
     models: put there by mistake and unseen for 35 still frames in the fan, it was judged only where it was
     moved to next, the WRONG_TARGET_PILE missed). Something moving on the table meanwhile: a hand may
     still hold it, and it waits."""
-    from companion.vision.watcher import _Hand
     w = _clock_watcher(expected=11)
     view = GameView(expected_pile=11)  # (taken at 5, the JC sends play to 11)
     card = Card.parse("JC")
-    h = _Hand(first_frame=1)
     off = _sighting(w, 7, 10, 0.42, False, card)
     off.centre = off.centre + 0.25 * w.h * np.array([w.layout.outward[9][1], -w.layout.outward[9][0]])
     off.height *= 1.3
     assert w._lying_position(off) is None
-    h.sightings = [_sighting(w, 1, 10, 0.42, False, card), _sighting(w, 4, 10, 0.42, False, card), off]
-    h.card, h.announced, h.source, h.left_source = card, True, 5, True
-    w.hand = h
+    h = w.hand = _carried_hand(card, 5, [_sighting(w, 1, 10, 0.42, False, card),
+                                         _sighting(w, 4, 10, 0.42, False, card), off])
     _still_frames(w)
     out = []
     for k in range(14):
