@@ -66,6 +66,9 @@ HAND_REACH_MAX = 6.0
 #: A card first seen held up off every lying place, its nearest stack where play is and within this many card
 #: heights of it, was turned there (``Watcher._source``).
 SOURCE_NEAREST = 0.6
+#: A stack seen at most this many frames before the hand card was first seen is there still
+#: (``Watcher._inner_index_over_stack``).
+STACK_RECENT_FRAMES = 30
 #: A read hand card lost from sight, the whole table still for this many frames since, was left where it
 #: last lay, within ``LEFT_NEAR`` card heights of its last look (``Watcher._left_where_it_lay``).
 LEFT_STILL_FRAMES = 15
@@ -606,6 +609,7 @@ class Watcher:
         self._since_regular = 10 ** 9  # frames since a look at the regular rate (confirming looks come between)
         self._exchange_pending = False  # an exchange was seen: the next card needs no turn
         self._stacks_seen: set[int] = set()
+        self._stack_seen_at: dict[int, int] = {}  # pile -> the last look its stack showed at
         self._view: GameView | None = None
         self._boxes: Any = None
         self._motion_hist: deque = deque(maxlen=4)
@@ -1166,6 +1170,7 @@ class Watcher:
                 len(self._size_hist[k]) >= 3 and heights[i] > p.held_scale * self.stack_size[k])
             if float(dist.min()) < 0.12 and not held:
                 self._stacks_seen.add(k + 1)
+                self._stack_seen_at[k + 1] = index
             if held and not self._moving_near(centres[i], 0.6 * self._pile_h(k + 1)):
                 continue  # nothing moves there: the detector's scatter at a stack, not a card in a hand
             if held:
@@ -2747,9 +2752,14 @@ class Watcher:
         lies over the stack, uncovered, so the card is on top. A card beneath has its inner end under the
         stack, and one slid out sideways far enough to show that index leaves the stack in view. (Oracle
         10212 at 640x360: a TS put on top of 10 by mistake came to rest askew 0.21 card heights out, a hand's
-        fingers over its outer index, and was judged beneath: a WRONG_SIDE missed.)"""
+        fingers over its outer index, and was judged beneath: a WRONG_SIDE missed.) Only for a stack seen
+        since the card was first seen: a stack not seen for long may be gone, and nothing covers the inner
+        ends of the cards beneath it (9239 at 1080p, models: the tracker's count wrong after earlier misses,
+        a card in 2's fan, its stack used up, was judged put on top of it). (Seen ``STACK_RECENT_FRAMES`` before
+        it at most: 9232's centre stack was last seen 18 frames before the KD put on top of it.)"""
         if h.from_table is not None or h.stack_seen > 0 or h.stack_hidden < 1 \
-                or self._along(q, h.last.centre) >= HIDDEN_TOP_ALONG:
+                or self._along(q, h.last.centre) >= HIDDEN_TOP_ALONG \
+                or self._stack_seen_at.get(q, -STACK_RECENT_FRAMES - 1) < h.first_frame - STACK_RECENT_FRAMES:
             return False
         return any(x.card is not None and x.index_at is not None and self._along(q, x.index_at) < 0.0
                    for x in h.sightings[-max(h.still, 1):])

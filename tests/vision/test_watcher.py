@@ -3219,17 +3219,22 @@ def test_a_card_first_seen_midway_between_two_stacks_was_turned_at_the_one_it_is
     assert w._source(h) == source
 
 
-@pytest.mark.parametrize("index_along, seen, hidden, side", [
-    (-0.18, 0, 1, "top"),     # its inner index read over the stack, which never showed: on top
-    (0.62, 0, 1, "under"),    # its outer index only: as a card beneath shows it
-    (-0.18, 1, 1, "under"),   # the stack showed past it: beneath, slid out sideways
-    (-0.18, 0, 0, "under")])  # a hand moved around the stack at every look: it may be what hid it
-def test_a_card_whose_inner_index_shows_over_a_hidden_stack_lies_on_top(index_along, seen, hidden, side):
+@pytest.mark.parametrize("index_along, seen, hidden, stack_at, side", [
+    (-0.18, 0, 1, 0, "top"),       # its inner index read over the stack, which never showed: on top
+    (0.62, 0, 1, 10, "under"),     # its outer index only: as a card beneath shows it
+    (-0.18, 1, 1, 10, "under"),    # the stack showed past it: beneath, slid out sideways
+    (-0.18, 0, 0, 10, "under"),    # a hand moved around the stack at every look: it may be what hid it
+    (-0.18, 0, 1, -30, "under"),   # the stack last seen 40 frames before the card was: it may be gone
+    (-0.18, 0, 1, None, "under")])  # ... or never
+def test_a_card_whose_inner_index_shows_over_a_hidden_stack_lies_on_top(index_along, seen, hidden, stack_at, side):
     """A TS at rest 0.21 card heights out from the stack of 10 (past ``under_sure``), one index read (a
     hand's fingers over the other). Its inner index, over the stack, read while that stack never showed
     and nothing moved around it at a look: that end is uncovered, on top of the stack (oracle 10212 at
     640x360: put on top by mistake, askew, judged beneath, a WRONG_SIDE missed). Its outer index, the stack
-    seen past it, or a hand moving about the stack at every look: its place decides (beneath), as before."""
+    seen past it, a hand moving about the stack at every look, or a stack not seen for over a second before
+    the card was first seen (it may be used up, leaving the cards beneath it uncovered: 9239 at 1080p,
+    models): its place
+    decides (beneath), as before."""
     w = _clock_watcher(expected=10)
     card = Card.parse("TS")
     h = _carried_hand(card, 4, [_sighting(w, 10 + 3 * k, 10, 0.21, False, card) for k in range(3)])
@@ -3237,6 +3242,8 @@ def test_a_card_whose_inner_index_shows_over_a_hidden_stack_lies_on_top(index_al
         x.index_at = w.layout.centres[9] + w.h * index_along * w.layout.outward[9]
     h.lying_at = h.last_pos = (10, "near")
     h.still, h.stack_seen, h.stack_hidden = 3, seen, hidden
+    if stack_at is not None:
+        w._stack_seen_at[10] = stack_at  # seen just before the card was first seen (frame 10)
     w._view = GameView(expected_pile=10, face_down={10: 3})
     w.hand = h
     out = w._place(h, 20, 20 / 30, "seen")
