@@ -1233,8 +1233,7 @@ class Watcher:
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
         if h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
-                               aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]),
-                               dets.index_centres[mine].astype(np.float64))
+                               aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]), index_at[mine])
         elif h is not None and self._extra_look:
             pass  # a confirming look that missed the hand card counts nothing (counts are in regular looks)
         elif h is not None:
@@ -2752,11 +2751,11 @@ class Watcher:
         lies over the stack, uncovered, so the card is on top. A card beneath has its inner end under the
         stack, and one slid out sideways far enough to show that index leaves the stack in view. (Oracle
         10212 at 640x360: a TS put on top of 10 by mistake came to rest askew 0.21 card heights out, a hand's
-        fingers over its outer index, and was judged beneath: a WRONG_SIDE missed.) Only for a stack seen
-        since the card was first seen: a stack not seen for long may be gone, and nothing covers the inner
-        ends of the cards beneath it (9239 at 1080p, models: the tracker's count wrong after earlier misses,
-        a card in 2's fan, its stack used up, was judged put on top of it). (Seen ``STACK_RECENT_FRAMES`` before
-        it at most: 9232's centre stack was last seen 18 frames before the KD put on top of it.)"""
+        fingers over its outer index, and was judged beneath: a WRONG_SIDE missed.) Only for a stack last seen
+        ``STACK_RECENT_FRAMES`` before the card was first seen at most (9232's centre stack, 18 frames before
+        the KD put on top of it): a stack not seen for long may be gone, and nothing covers the inner ends of
+        the cards beneath it (9239 at 1080p, models: the tracker's count wrong after earlier misses, a card in
+        2's fan, its stack used up, was judged put on top of it)."""
         if h.from_table is not None or h.stack_seen > 0 or h.stack_hidden < 1 \
                 or self._along(q, h.last.centre) >= HIDDEN_TOP_ALONG \
                 or self._stack_seen_at.get(q, -STACK_RECENT_FRAMES - 1) < h.first_frame - STACK_RECENT_FRAMES:
@@ -2865,7 +2864,8 @@ class Watcher:
             return "under"
         if inward:
             return "top"  # (however it came to be put down: nothing lies beneath a stack on that side)
-        if by_place == "under" and down and (self._above_stack_in_full_view(h, q) or self._inner_index_over_stack(h, q)):
+        if by_place == "under" and down and (
+                self._above_stack_in_full_view(h, q) or self._inner_index_over_stack(h, q)):
             return "top"
         if by_place is not None and not (by_place == "under" and self._askew_on_hidden_stack(h, q)):
             return by_place
