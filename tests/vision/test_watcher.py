@@ -3279,3 +3279,61 @@ def test_a_card_lost_from_sight_just_after_it_lay_with_the_table_still_since_was
     assert ([o.event for o in out] == [["place", 10, "under"]]) is placed
     if not placed:
         assert out == [] and w.hand is h
+
+
+@pytest.mark.parametrize("shape_seen_before, adopted", [(True, False), (False, True)])
+def test_an_unread_shape_that_lay_there_while_the_hand_card_was_seen_elsewhere_is_not_the_hand_card(
+        shape_seen_before, adopted):
+    """An unread card carried from 7 towards 12 is seen at two looks while an unread shape lies still by the
+    centre, 1.2 card heights ahead of it; then only that shape shows. It lay there while the hand card was
+    elsewhere: a thing on the table, not the hand card found again (9237 at 1080p, models: a QD lost under the
+    arm was found again as the shape by the kings beneath the centre, named KD, and the game ended there).
+    A shape first seen where the hand card could now be may be it."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=7)
+    view = GameView(expected_pile=7)
+    w._view = view
+    c7, c12 = w.layout.centres[6], w.layout.centres[11]
+    way = (c12 - c7) / np.linalg.norm(c12 - c7)
+    shape = np.array([660.0, 420.0])
+    h = w.hand = _Hand(first_frame=1)
+    h.sightings = [_sighting(w, 1, 7, 0.0, False)]
+    for f, d in ((4, 0.6), (7, 1.2)):
+        rows = [_one_up(w, c7 + d * w.h * way)] + ([_one_up(w, shape)] if shape_seen_before else [])
+        w._observe(f, f / 30, Detections.from_rows(rows), view)
+    assert w.hand is h and h.last.frame == 7
+    w._observe(10, 10 / 30, Detections.from_rows([_one_up(w, shape)]), view)
+    assert w.hand is h
+    assert (h.last.frame == 10) is adopted
+    assert h.missing == (0 if adopted else 1)
+
+
+@pytest.mark.parametrize("looks_by, named", [("the kings", None), ("12", "KC")])
+def test_a_rank_given_only_by_looks_beside_a_card_of_that_rank_names_no_card(looks_by, named):
+    """A card first seen unread by 7, then at five blurred looks leaning to a king: the KS, KH and KD lie on
+    the table, so the rank alone would name the KC. Those looks lay by the kings beneath the centre: they
+    may be those kings (9237 at 1080p, models: a QD, lost under the arm, followed as the shape by the kings,
+    named KD, the last king: the game ended 14 cards early). Looks away from every king still name it."""
+    from companion.vision.table_model import TableCard
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=7)
+    lying = [Card.parse(c) for c in ("KS", "KH", "KD")]
+    for k, king in enumerate(lying):
+        w.table.put(TableCard(king, 13, "under", w.layout.centres[12] + (1.0 + 0.2 * k) * w.h * np.array([0.0, 1.0]),
+                              1, 40))
+    view = GameView(expected_pile=7, face_up=frozenset(lying))
+    w._view = view
+    h = w.hand = _Hand(first_frame=1)
+    flat_r, flat_s = np.full(13, 1 / 13), np.full(4, 0.25)
+    w._track(h, 1, 1 / 30, (None, 0.1), w.layout.centres[6].copy(), 100.0, view, set(lying), 0.714, flat_r, flat_s)
+    rank_p, suit_p = np.full(13, 0.3 / 12), np.full(4, 0.3 / 3)
+    rank_p[12], suit_p[3] = 0.7, 0.7  # a king, spades
+    toward_12 = (w.layout.centres[11] - w.layout.centres[12]) / np.linalg.norm(w.layout.centres[11] - w.layout.centres[12])
+    for k in range(5):
+        if looks_by == "the kings":
+            c = w.layout.centres[12] + (1.1 + 0.02 * k) * w.h * np.array([0.0, 1.0])
+        else:
+            c = w.layout.centres[12] + 0.35 * (k + 1) * w.h * toward_12
+        f = 4 + 3 * k
+        w._track(h, f, f / 30, (None, 0.3), c, 100.0, view, set(lying), 0.714, rank_p, suit_p)
+    assert h.card == (Card.parse(named) if named else None)
