@@ -153,13 +153,6 @@ REST_SPREAD = 0.35
 #: looks (off the pile it came from) and still be that card (more only when it was out of sight longer:
 #: ``HAND_SPEED``).
 STILL_HAND_REACH = 0.6
-#: An unread shape that lay (within ``BYSTANDER_REACH`` card heights) where unread shapes were seen at two
-#: looks or more that found the hand card elsewhere (half a card height away at least), is not the hand card when it lies ``BYSTANDER_JUMP`` card
-#: heights or more from the hand card's last look: it is a thing on the table the hand card went by. The last
-#: ``BYSTANDER_LOOKS`` such shapes are kept.
-BYSTANDER_REACH = 0.1
-BYSTANDER_JUMP = 1.0
-BYSTANDER_LOOKS = 400
 #: A detection whose rank is read as another than the hand card's at this confidence is not the hand card,
 #: though too unsure to count as a reading (``min_confidence``): the recogniser's own threshold for
 #: reporting a rank (9058 at 1080p: the 5D lying at 5, its rank read at 0.88, was taken for the 7D just
@@ -647,8 +640,6 @@ class Watcher:
         self._announced: set[Card] = set()  # every card reported read (put back face down or not)
         self._phantoms: list[np.ndarray] = []  # where an unread shape that never moved was taken for a hand card
         self._left_unread: list[np.ndarray] = []  # where an unread card asked for was left as play went on
-        # (frame, centre) of unread shapes seen, unexplained, at looks that found the hand card elsewhere
-        self._bystanders: deque = deque(maxlen=BYSTANDER_LOOKS)
         self._put_back: tuple[int, int] | None = None  # (frame, pile) of the last card judged put back face down
         self._next_read: tuple[Card, int] | None = None  # a card read turning at a stack while the hand is busy
         self.set_layout(layout)
@@ -1237,14 +1228,11 @@ class Watcher:
                 # put beneath 6 as it showed again further on)
                 ahead = h.last.centre if lying_still else self._carried_to(h, index)
                 near = [i for i in near if min(float(np.linalg.norm(centres[i] - h.last.centre)),
-                                               float(np.linalg.norm(centres[i] - ahead))) < reach
-                        and not self._bystander(h, reads[i], centres[i])]
+                                               float(np.linalg.norm(centres[i] - ahead))) < reach]
                 if near:
                     mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - ahead)))
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
         if h is not None and mine is not None:
-            self._bystanders.extend((index, centres[i].copy()) for i in cand if i != mine and reads[i][0] is None
-                                    and float(np.linalg.norm(centres[i] - centres[mine])) >= 0.5 * self.h)
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
                                aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]), index_at[mine])
         elif h is not None and self._extra_look:
@@ -1427,20 +1415,6 @@ class Watcher:
         """Unread where the detector's phantom was found before (``_phantom_hand``): the same phantom,
         whether or not a hand moves by it."""
         return read[0] is None and self._near_any(centre, self._phantoms)
-
-    def _bystander(self, h: _Hand, read: tuple[Card | None, float], centre: np.ndarray) -> bool:
-        """Unread, ``BYSTANDER_JUMP`` card heights or more from the hand card's last look, where unread shapes
-        lay at two looks at least that found the hand card elsewhere since it was first seen: a thing on the
-        table, not the hand card. (9237 at 1080p, models: a QD turned at 7, read once and lost under the arm on
-        its way to 12, was found again as the unread shape by the kings beneath the centre, seen there at
-        three of its looks; its rank added up to K there, it was named the last king and the game ended
-        with 14 cards still to play.)"""
-        if read[0] is not None or not h.sightings \
-                or float(np.linalg.norm(centre - h.last.centre)) < BYSTANDER_JUMP * self.h:
-            return False
-        reach = BYSTANDER_REACH * self.h
-        return sum(1 for f, c in self._bystanders
-                   if f >= h.first_frame and float(np.linalg.norm(centre - c)) < reach) >= 2
 
     def _near_any(self, centre: np.ndarray, places: list[np.ndarray]) -> bool:
         """``centre`` lies within twice ``PHANTOM_REACH`` card heights of one of ``places``."""

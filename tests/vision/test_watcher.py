@@ -3281,33 +3281,6 @@ def test_a_card_lost_from_sight_just_after_it_lay_with_the_table_still_since_was
         assert out == [] and w.hand is h
 
 
-@pytest.mark.parametrize("shape_seen_before, adopted", [(True, False), (False, True)])
-def test_an_unread_shape_that_lay_there_while_the_hand_card_was_seen_elsewhere_is_not_the_hand_card(
-        shape_seen_before, adopted):
-    """An unread card carried from 7 towards 12 is seen at two looks while an unread shape lies still by the
-    centre, 1.2 card heights ahead of it; then only that shape shows. It lay there while the hand card was
-    elsewhere: a thing on the table, not the hand card found again (9237 at 1080p, models: a QD lost under the
-    arm was found again as the shape by the kings beneath the centre, named KD, and the game ended there).
-    A shape first seen where the hand card could now be may be it."""
-    from companion.vision.watcher import _Hand
-    w = _clock_watcher(expected=7)
-    view = GameView(expected_pile=7)
-    w._view = view
-    c7, c12 = w.layout.centres[6], w.layout.centres[11]
-    way = (c12 - c7) / np.linalg.norm(c12 - c7)
-    shape = np.array([660.0, 420.0])
-    h = w.hand = _Hand(first_frame=1)
-    h.sightings = [_sighting(w, 1, 7, 0.0, False)]
-    for f, d in ((4, 0.6), (7, 1.2)):
-        rows = [_one_up(w, c7 + d * w.h * way)] + ([_one_up(w, shape)] if shape_seen_before else [])
-        w._observe(f, f / 30, Detections.from_rows(rows), view)
-    assert w.hand is h and h.last.frame == 7
-    w._observe(10, 10 / 30, Detections.from_rows([_one_up(w, shape)]), view)
-    assert w.hand is h
-    assert (h.last.frame == 10) is adopted
-    assert h.missing == (0 if adopted else 1)
-
-
 @pytest.mark.parametrize("looks_by, named", [("the kings", None), ("12", "KC")])
 def test_a_rank_given_only_by_looks_beside_a_card_of_that_rank_names_no_card(looks_by, named):
     """A card first seen unread by 7, then at five blurred looks leaning to a king: the KS, KH and KD lie on
