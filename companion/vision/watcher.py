@@ -2427,14 +2427,15 @@ class Watcher:
         left = [c for c in (Card(rank, Suit(x)) for x in SUIT_CODES) if not self._impossible(c, view)]
         if len(left) != 1:
             return None, 0.0
-        first = h.sightings[0].centre if h.sightings else None
-        if first is None or any(tc.card.rank is rank and tc.distance(first) < PICKED_UP_REACH * self._pile_h(tc.pile)
-                                for tc in self.table):
-            return None, 0.0
         kin = [tc for tc in self.table if tc.card.rank is rank]
+
+        def by_kin(x: _Sighting) -> bool:
+            return any(tc.distance(x.centre) < PICKED_UP_REACH * self._pile_h(tc.pile) for tc in kin)
+
+        if not h.sightings or by_kin(h.sightings[0]):
+            return None, 0.0
         backing = [x for x in h.sightings if x.rank_leans == r or (x.card is not None and x.card.rank is rank)]
-        if backing and not any(all(tc.distance(x.centre) >= PICKED_UP_REACH * self._pile_h(tc.pile) for tc in kin)
-                               for x in backing):
+        if backing and all(by_kin(x) for x in backing):
             return None, 0.0  # every look that gave it the rank was by a card of that rank lying there: that card
         return left[0], conf
 
