@@ -96,6 +96,9 @@ OTHER_INDEX = 0.5
 #: How far (card heights) from a table card's place a still detection surely read as that card is still
 #: that card lying there (the detector's second guess at a partly covered card's quad), not a card lifted.
 STILL_REREAD_REACH = 0.4
+#: How far (card heights) from a table card's place a reading of that card, while the hand card is seen elsewhere
+#: or nothing moves by it, is still that card lying there (``Watcher._table_card_at_rest``; 9258's AD: 0.41 off).
+TABLE_AT_REST_REACH = 0.6
 #: How far (card heights) from a table card's place an unread shape is that card while the hand holds a named
 #: card (0.1 otherwise).
 UNREAD_BUSY_REACH = 0.2
@@ -1282,7 +1285,8 @@ class Watcher:
             (reads[i][0] is None or self._impossible(reads[i][0], view)) and any(
                 tc.distance(centres[i]) < reach * self._pile_h(tc.pile) for tc in self.table)) and not (
             busy and reads[i][0] not in (None, self.hand.card)
-            and self._lies_at(reads[i][0], centres[i], STILL_REREAD_REACH))]
+            and self._lies_at(reads[i][0], centres[i], STILL_REREAD_REACH)) and not self._table_card_at_rest(
+            reads[i][0], centres[i], mine is not None)]
         if others and self.hand is not None and self.hand.missing >= p.vanish_reads \
                 and self._put_down_at(self.hand) is None and any(reads[i][0] is not None for i in others):
             # a new card is read while the hand card is gone, never seen put down: it went back face down
@@ -2236,6 +2240,16 @@ class Watcher:
         own = {h.card.rank.value} if h is not None and h.card is not None else set()
         return {r.value for r in Rank if r.value not in own and all(self._impossible(Card(r, s), view) for s in Suit)}
 
+    def _table_card_at_rest(self, card: Card | None, point: np.ndarray, hand_seen: bool) -> bool:
+        """``card``, read surely, lies face up on the table within ``TABLE_AT_REST_REACH`` card heights of
+        ``point``, and the hand card is seen at this look (``hand_seen``: the hand holds it, or it lies where it
+        was put) or nothing has moved there in the last frames: that table card seen a little off its place,
+        not a card picked up to be moved. (9258 at 1080p, models: the AD beneath 1, read 0.41 card heights off
+        its place as a 6S was held over 2's stack beside it, began a new hand, and the 6S was judged put down
+        beneath 2, a false WRONG_TARGET_PILE, its return face down missed.)"""
+        return card is not None and card in self.table and self._lies_at(card, point, TABLE_AT_REST_REACH) \
+            and (hand_seen or not self._moving_near(point, 0.5 * self.h))
+
     def _lies_at(self, card: Card | None, point: np.ndarray, reach: float = TABLE_MATCH_REACH) -> bool:
         """Whether the table model has ``card`` lying at ``point`` (within ``reach`` card heights: by default
         the match reach of a table card)."""
@@ -2571,7 +2585,7 @@ class Watcher:
         # card are that card's, not this one's (2000: a misreading of the 8H just put beneath 8 as 8C
         # began the trail of the 7S then turned by 9, which was judged taken from 8)
         first = next((j for j, x in enumerate(h.sightings) if x.card is None or x.card == h.card), 0)
-        sights = h.sightings[first:]
+        sights = self._past_stray_shapes(h, h.sightings[first:])
         s0 = sights[0]
         expected = self._view.expected_pile if self._view is not None else None
         lying = self._lying_position(s0)
@@ -2603,7 +2617,15 @@ class Watcher:
             # wherever it is carried before it is read (2000: a 7S turned by pile 9, out of turn, was
             # judged taken from 8, where play was; an 8H turned by 10, read only at 8, from 8)
             return lying[0]
-        if expected is not None and lying is not None and lying[1] != "top":
+        # first seen close by a stack, "near", and still there at a later look, that stack seen before and not
+        # since: the card hides it, held over it, not slid beneath it (9258 at 1080p, models: a 6S turned at 2 out of turn,
+        # held 0.19-0.29 card heights out over 2's stack for 20 frames, one index showing, was judged taken where
+        # play was, "first seen lying out in a fan": the WRONG_SOURCE_PILE missed)
+        later = self._lying_position(h.last)
+        hides_stack = lying is not None and lying[1] == "near" and h.last.frame > s0.frame \
+            and later is not None and later[0] == lying[0] and later[1] != "under" \
+            and -1 < self._stack_seen_at.get(lying[0], -1) < s0.frame
+        if expected is not None and lying is not None and lying[1] != "top" and not hides_stack:
             # first seen already lying out in a pile's fan (not held up, not turning over, not on a stack
             # where it would have been turned over): nothing was seen of where it came from, so it came
             # from where play is (not the pile it lies at: that would judge its source by where it went)
@@ -2655,6 +2677,30 @@ class Watcher:
             if int(np.argmin(d)) + 1 == expected and d[expected - 1] < SOURCE_NEAREST:
                 return expected
         return q
+
+    def _past_stray_shapes(self, h: _Hand, sights: list[_Sighting]) -> list[_Sighting]:
+        """``sights`` from the card's first sure reading on, when every look before it was an unread shape
+        (none leaning to the card, one index showing) lying out beneath a pile, in its fan, and the card was
+        read only after the hand was lost for a look or more, ``NAMED_AWAY_JUMP`` card heights or more from the
+        last of them: those shapes were a table card seen unread as an arm went by, not this card, and say
+        nothing of where it was turned over.
+        (9258 at 1080p, models: an unread shape lying still in 5's fan, then, four looks later and 5.3 card
+        heights off, a 6S turned at 2 out of turn: judged "first seen lying out in a fan", so taken where play
+        was, the WRONG_SOURCE_PILE missed and its return face down judged a card put beneath 2; 9256's 9S,
+        turned at 1, after a shape in 4's fan 3.8 card heights off.) A card first seen lying unread in a fan
+        and read there is that shape (2001's JD, see :meth:`_source`)."""
+        k = next((j for j, x in enumerate(sights) if x.card is not None and x.card == h.card), None)
+        if not k:
+            return sights
+        before, read = sights[k - 1], sights[k]
+        if any(x.card is not None or x.leans == h.card for x in sights[:k]):
+            return sights
+        if any((pos := self._lying_position(x)) is None or pos[1] != "under" or x.both for x in sights[:k]):
+            return sights  # (held up, or by a stack, or shown with both indices: perhaps the card turned over there)
+        if read.frame - before.frame <= self.params.moving_every \
+                or float(np.linalg.norm(read.centre - before.centre)) < NAMED_AWAY_JUMP * self.h:
+            return sights
+        return sights[k:]
 
     def _came_to_rest(self, sights: list[_Sighting]) -> bool:
         """Two looks in a row of ``sights`` at one lying place (within the still tolerance): the card lay there."""
@@ -2827,6 +2873,7 @@ class Watcher:
         self.fd_recent.clear()
         # where play goes on from here: the stacks' looks since it came to rest (it may be put down
         # only when the next card shows, after that card was taken)
+        put_before = self._last_put
         self._last_put = h.still_from if h.still_at is not None else self._still_since(h, index)
         if h.card is not None and h.from_table is None:
             self._last_read_put = self._last_put  # (a table card moved does not move where play is)
@@ -2834,6 +2881,7 @@ class Watcher:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
                 old.centre, old.also_at, old.index_at = s.centre.copy(), None, None  # picked up and put back (or its place re-read): no event
+                self._last_put = put_before  # (nothing was put down: see below)
                 return []
             if old is not None and old.pile != q and not any(
                     x.shows(h.from_table) and self._pile_at(x.centre) != old.pile for x in h.sightings):
@@ -2842,7 +2890,12 @@ class Watcher:
                 # (9159 at 1080p, models: the 4C beneath 4 read at its place as an unread shape there was
                 # followed; the trail leapt to an unread shape by the centre, and the 4C was "moved" to 13, a
                 # false WRONG_TARGET_PILE, and back, five times in the game). A card truly moved is read
-                # where it lies now, and is then moved from there
+                # where it lies now, and is then moved from there. Nothing was put down (here, nor above): the
+                # stacks' looks are compared from where they were (9257 at 1080p, models: a 4C turned at 8, followed
+                # as the 8D lying there "picked up" and carried to 4, then read as itself: compared from the moment
+                # that trail ended, 8's stack had not changed, and the 4C was judged taken at 4, a false
+                # WRONG_SOURCE_PILE; 9247's QD turned at 12 under a QS "picked up" there and put back)
+                self._last_put = put_before
                 return []
             if old is not None and old.pile == q == h.from_table.home_pile and old.side == "under":
                 # lying where it belongs, "moved" to the top of that same pile: a correction puts a card
@@ -2851,6 +2904,7 @@ class Watcher:
                 # the 7H was turned there, a false WRONG_SIDE, then "moved" back; the KC beneath 13 alike).
                 # Both places are its own from now on
                 old.also_at = s.centre.copy()
+                self._last_put = put_before
                 return []
             self.table.put(TableCard(h.from_table, q, side, s.centre.copy(), index, index))
             return [Observation(index, t, ["move", str(h.from_table), q, side], round(h.confidence, 3), "moved")]

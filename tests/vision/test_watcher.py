@@ -3310,3 +3310,74 @@ def test_a_rank_given_only_by_looks_beside_a_card_of_that_rank_names_no_card(loo
         f = 4 + 3 * k
         w._track(h, f, f / 30, (None, 0.3), c, 100.0, view, set(lying), 0.714, rank_p, suit_p)
     assert h.card == (Card.parse(named) if named else None)
+
+
+@pytest.mark.parametrize("gap, stack_shows, source", [(True, False, 2), (False, False, 3), (True, True, 3)])
+def test_unread_shapes_in_a_fan_far_from_where_a_card_is_first_read_say_nothing_of_its_source(gap, stack_shows, source):
+    """Two looks at an unread shape lying in 5's fan, then, the hand lost a while, a 6S read held over 2's
+    stack (0.25 card heights out), still there a look later, the stack of 2 hidden since: the shape was a table
+    card seen as an arm went by, and the 6S hides the stack it was turned at (seen before), so it came from 2
+    (9258 at 1080p, models: judged "first seen lying out in a fan", taken where play was, 3). Read a look after
+    the shape (no gap), the shape was the card's first look: it came from where play is; so it did when 2's
+    stack showed past it (lying beneath 2, put there unseen)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=3)
+    six = Card.parse("6S")
+    h = _Hand(first_frame=1)
+    first_read = 16 if gap else 7
+    h.sightings = [_sighting(w, 1, 5, 0.6, False), _sighting(w, 4, 5, 0.6, False),
+                   _sighting(w, first_read, 2, 0.25, False, six), _sighting(w, first_read + 3, 2, 0.27, False, six)]
+    h.card = six
+    w._stack_seen_at[2] = first_read + 1 if stack_shows else 0  # (seen before the card came, at least)
+    assert w._source(h) == source
+
+
+@pytest.mark.parametrize("off, put_down", [(0.41, False), (0.9, True)])
+def test_a_table_card_read_a_little_off_its_place_beside_the_hand_card_is_no_new_card(off, put_down):
+    """A 6S is held still over 2's stack (0.25 card heights out), the hand by it stirring. The AD beneath 1 is read
+    ``off`` card heights from its place, towards 2, at a look that also sees the 6S where it was: that is the
+    AD seen off its place, not a card picked up, so the 6S is not put down (9258 at 1080p, models: judged put
+    beneath 2 that way, a false WRONG_TARGET_PILE, its return face down missed). Read much further off, the AD
+    is being moved, and the card lying still at 2 was put down."""
+    w = _clock_watcher(expected=3)
+    view = GameView(expected_pile=3, face_up=frozenset({Card.parse("AD")}))
+    ace, six = Card.parse("AD"), Card.parse("6S")
+    c1, out1 = w.layout.centres[0], w.layout.outward[0]
+    at1 = c1 + 0.5 * w.h * out1
+    w.table.put(TableCard(ace, 1, "under", at1.copy(), 0, 0))
+    held = w.layout.centres[1] + 0.25 * w.h * w.layout.outward[1]
+    w._stack_seen_at[2] = 0  # 2's stack was seen before the 6S hid it: turned there, out of turn
+    events = []
+    for f in (1, 4, 7, 10):
+        _hand_moves_over(w, held)
+        events += [o.event for o in w._observe(f, f / 30, Detections.from_rows([_one_up(w, held, six)]), view)]
+    assert w.hand is not None and w.hand.card == six and not any(e[0] == "place" for e in events)
+    w.hand.stirred = True  # the hand by it stirs (about to turn it face down): no longer held as it paused
+    towards_2 = (held - at1) / np.linalg.norm(held - at1)
+    _hand_moves_over(w, held)
+    rows = [_one_up(w, held, six), _one_up(w, at1 + off * w.h * towards_2, ace)]
+    events += [o.event for o in w._observe(13, 13 / 30, Detections.from_rows(rows), view)]
+    assert any(e[0] == "place" for e in events) is put_down
+
+
+@pytest.mark.parametrize("read_away, moved", [(False, False), (True, True)])
+def test_a_table_card_moved_nowhere_leaves_the_stacks_compared_from_the_last_card_put_down(read_away, moved):
+    """The 8D beneath 8, "picked up" (a 4C turned over it was followed as it) and carried to 4, where the trail
+    comes to rest, never read as the 8D away from 8: no move, and nothing was put down, so the stacks' looks
+    are still compared from the last card put down, frame 100 (9257 at 1080p, models: compared from the
+    trail's end, 8's stack had not changed, and the 4C was judged taken at 4, a false WRONG_SOURCE_PILE). Read
+    as the 8D at 4, it was moved there: the stacks are compared from where it came to rest."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=8)
+    eight = Card.parse("8D")
+    at8 = w.layout.centres[7] + 0.5 * w.h * w.layout.outward[7]
+    w.table.put(TableCard(eight, 8, "under", at8.copy(), 90, 100))
+    w._last_put = 100
+    h = _Hand(first_frame=110, card=eight, from_table=eight, announced=True, confidence=0.95)
+    h.sightings = [_sighting(w, 110, 8, 0.5, False, eight), _sighting(w, 125, 4, 0.5, False),
+                   _sighting(w, 140, 4, 0.5, False, eight if read_away else None)]
+    h.still_from, h.still_at, h.lying_at = 140, h.sightings[-1].centre.copy(), (4, "under")
+    w.hand = h
+    out = w._place(h, 146, 146 / 30)
+    assert bool(out) is moved and (out[0].event[0] == "move" if out else True)
+    assert w._last_put == (140 if moved else 100)
