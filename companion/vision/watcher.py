@@ -2618,9 +2618,9 @@ class Watcher:
             # judged taken from 8, where play was; an 8H turned by 10, read only at 8, from 8)
             return lying[0]
         # first seen close by a stack, "near", and still there at a later look, that stack seen before and not
-        # since: the card hides it, held over it, not slid beneath it (9258 at 1080p, models: a 6S turned at 2 out of turn,
-        # held 0.19-0.29 card heights out over 2's stack for 20 frames, one index showing, was judged taken where
-        # play was, "first seen lying out in a fan": the WRONG_SOURCE_PILE missed)
+        # since: the card hides it, held over it, not slid beneath it (9258 at 1080p, models: a 6S turned at 2
+        # out of turn, held 0.19-0.29 card heights out over 2's stack for 20 frames, one index showing, was
+        # judged taken where play was, "first seen lying out in a fan": the WRONG_SOURCE_PILE missed)
         later = self._lying_position(h.last)
         hides_stack = lying is not None and lying[1] == "near" and h.last.frame > s0.frame \
             and later is not None and later[0] == lying[0] and later[1] != "under" \
@@ -2873,15 +2873,16 @@ class Watcher:
         self.fd_recent.clear()
         # where play goes on from here: the stacks' looks since it came to rest (it may be put down
         # only when the next card shows, after that card was taken)
-        put_before = self._last_put
-        self._last_put = h.still_from if h.still_at is not None else self._still_since(h, index)
-        if h.card is not None and h.from_table is None:
-            self._last_read_put = self._last_put  # (a table card moved does not move where play is)
+        # (only a card truly put down moves it: a table card "moved" nowhere, below, leaves it where it was)
+        rest_frame = h.still_from if h.still_at is not None else self._still_since(h, index)
+        if h.from_table is None:
+            self._last_put = rest_frame
+            if h.card is not None:
+                self._last_read_put = rest_frame  # (a table card moved does not move where play is)
         if h.from_table is not None:
             old = self.table.cards.get(h.from_table)
             if old is not None and old.pile == q and old.side == side:
                 old.centre, old.also_at, old.index_at = s.centre.copy(), None, None  # picked up and put back (or its place re-read): no event
-                self._last_put = put_before  # (nothing was put down: see below)
                 return []
             if old is not None and old.pile != q and not any(
                     x.shows(h.from_table) and self._pile_at(x.centre) != old.pile for x in h.sightings):
@@ -2895,7 +2896,6 @@ class Watcher:
                 # as the 8D lying there "picked up" and carried to 4, then read as itself: compared from the moment
                 # that trail ended, 8's stack had not changed, and the 4C was judged taken at 4, a false
                 # WRONG_SOURCE_PILE; 9247's QD turned at 12 under a QS "picked up" there and put back)
-                self._last_put = put_before
                 return []
             if old is not None and old.pile == q == h.from_table.home_pile and old.side == "under":
                 # lying where it belongs, "moved" to the top of that same pile: a correction puts a card
@@ -2904,9 +2904,9 @@ class Watcher:
                 # the 7H was turned there, a false WRONG_SIDE, then "moved" back; the KC beneath 13 alike).
                 # Both places are its own from now on
                 old.also_at = s.centre.copy()
-                self._last_put = put_before
                 return []
             self.table.put(TableCard(h.from_table, q, side, s.centre.copy(), index, index))
+            self._last_put = rest_frame
             return [Observation(index, t, ["move", str(h.from_table), q, side], round(h.confidence, 3), "moved")]
         if h.card is None:
             return []
