@@ -69,17 +69,34 @@ def drop_band_boxes(art: DeckArt) -> DeckArt:
 # backgrounds, occluders, photometry
 # ------------------------------------------------------------------------------------------------
 class Backgrounds:
-    """A pool of table textures (procedural surfaces and GIMP tiles when installed)."""
+    """A pool of table textures (procedural surfaces and GIMP tiles when installed).
 
-    def __init__(self, rng: np.random.Generator, n: int = 48, size: int = 512) -> None:
-        from .surfaces import make_surface
+    ``every_pattern`` (training data): the pool grows until each installed GIMP tile has a slot of its
+    own, one slot in six as before. Without it eight random tiles of 22 were all a training run saw: the
+    committed detector read 5 to 60 times fewer cards of rendered games on one pale marble
+    (``Stone/marble2.pat``) than on wood (README, fifty-fifth session). The benchmark's frames keep the
+    plain pool, so their figures stay comparable.
+    """
 
+    def __init__(self, rng: np.random.Generator, n: int = 48, size: int = 512, every_pattern: bool = False,
+                 pale_share: float = 0.0) -> None:
+        from .surfaces import gimp_patterns, make_surface
+
+        if not 0.0 <= pale_share <= 1.0:
+            raise ValueError(f"pale_share must be between 0 and 1, got {pale_share}")
+        self.pale_share = pale_share
         self.pool = []
         kinds = ["wood", "felt", "cloth", "plain", "patterned", "gimp"]
+        pats = list(gimp_patterns()) if every_pattern else []
+        if pats:
+            n = max(n, len(kinds) * len(pats))
+            pats = [pats[i] for i in rng.permutation(len(pats))]
         for k in range(n):
             kind = kinds[k % len(kinds)]
+            pattern = pats[(k // len(kinds)) % len(pats)] if pats and kind == "gimp" else None
             try:
-                tex = make_surface(rng, size, size, px_per_mm=float(rng.uniform(0.6, 3.0)), kind=kind)
+                tex = make_surface(rng, size, size, px_per_mm=float(rng.uniform(0.6, 3.0)), kind=kind,
+                                   pattern=pattern)
             except Exception:  # noqa: BLE001 - gimp tiles absent: take a procedural one
                 tex = make_surface(rng, size, size, px_per_mm=1.5, kind="wood")
             self.pool.append(tex)
@@ -93,6 +110,12 @@ class Backgrounds:
         x = int(rng.integers(0, tw - w + 1))
         y = int(rng.integers(0, th - h + 1))
         out = tex[y:y + h, x:x + w].astype(np.float32)
+        if self.pale_share and rng.random() < self.pale_share:
+            # a pale table (white laminate, light marble, paper): the texture kept, its contrast squeezed
+            # towards near-white and its colour washed out, so a white card's edge barely shows
+            grey = out.mean(axis=2, keepdims=True)
+            out = grey + (out - grey) * rng.uniform(0.2, 1.0)
+            return np.clip(255 - (255 - out) * rng.uniform(0.12, 0.5), 0, 255)
         gain = rng.uniform(0.5, 1.3) * rng.uniform(0.85, 1.15, 3)
         return np.clip(out * gain, 0, 255)
 

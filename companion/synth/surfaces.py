@@ -167,11 +167,11 @@ def _patterned(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarr
     return img * (1 + 0.05 * weave[..., None] + 0.05 * _fbm(rng, h, w, (50 * ppm,), (1.0,))[..., None])
 
 
-def _gimp(rng: np.random.Generator, h: int, w: int, ppm: float) -> np.ndarray | None:
+def _gimp(rng: np.random.Generator, h: int, w: int, ppm: float, pattern: Path | None = None) -> np.ndarray | None:
     pats = gimp_patterns()
     if not pats:
         return None
-    tile = read_pat(pats[int(rng.integers(0, len(pats)))]).astype(np.float32)
+    tile = read_pat(pattern if pattern is not None else pats[int(rng.integers(0, len(pats)))]).astype(np.float32)
     # a tile pixel is about 0.3..1 mm of table
     mm_per_px = rng.uniform(0.3, 1.0)
     s = mm_per_px * ppm
@@ -190,10 +190,11 @@ _MAKERS = {"wood": _wood, "felt": _felt, "cloth": _cloth, "plain": _plain, "patt
 
 
 def make_surface(rng: np.random.Generator, width: int, height: int, px_per_mm: float = 1.0,
-                 kind: str | None = None) -> np.ndarray:
+                 kind: str | None = None, pattern: Path | None = None) -> np.ndarray:
     """A table texture ``(height, width, 3)`` uint8 at ``px_per_mm``; ``kind`` None = chosen by ``rng``.
 
-    ``kind="gimp"`` falls back to a procedural surface when gimp-data is not installed.
+    ``kind="gimp"`` falls back to a procedural surface when gimp-data is not installed; ``pattern``
+    (one of :func:`gimp_patterns`) picks its tile, else ``rng`` does.
     """
     if kind is None:
         kinds = ["wood", "wood", "felt", "cloth", "plain", "patterned"]
@@ -204,7 +205,7 @@ def make_surface(rng: np.random.Generator, width: int, height: int, px_per_mm: f
         raise ValueError(f"unknown surface {kind!r} (use {', '.join(SURFACE_KINDS)})")
     img = None
     if kind == "gimp":
-        img = _gimp(rng, height, width, px_per_mm)
+        img = _gimp(rng, height, width, px_per_mm, pattern)
         if img is None:
             kind = "wood"
     if img is None:

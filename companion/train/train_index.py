@@ -21,13 +21,17 @@ _ARTS: list = []
 _BACKGROUNDS = None
 
 
+#: The share of training table patches made pale (``Backgrounds.patch``).
+PALE_SHARE = 0.2
+
+
 def init_worker(names: list[str], seed: int) -> None:
     """Pool initializer shared by both trainers: load the decks and table textures once per process."""
     global _ARTS, _BACKGROUNDS
     from ..synth.composer import Backgrounds, drop_band_boxes, load_deck_art
 
     _ARTS = [drop_band_boxes(load_deck_art(name)) for name in names]
-    _BACKGROUNDS = Backgrounds(np.random.default_rng(seed))
+    _BACKGROUNDS = Backgrounds(np.random.default_rng(seed), every_pattern=True, pale_share=PALE_SHARE)
 
 
 def worker_state() -> tuple[list, object]:
