@@ -72,10 +72,13 @@ class Backgrounds:
     """A pool of table textures (procedural surfaces and GIMP tiles when installed).
 
     ``every_pattern`` (training data): the pool grows until each installed GIMP tile has a slot of its
-    own, one slot in six as before. Without it eight random tiles of 22 were all a training run saw: the
-    committed detector read 5 to 60 times fewer cards of rendered games on one pale marble
-    (``Stone/marble2.pat``) than on wood (README, fifty-fifth session). The benchmark's frames keep the
-    plain pool, so their figures stay comparable.
+    own, one slot in six as before (eight random tiles of 22 were all a training run saw). ``pale_share``
+    (training data): that share of patches is washed out towards white, the texture kept. The eleventh
+    session's detector read about half as many cards of rendered games on a pale marble
+    (``Stone/marble2.pat``) as on parquet (game 9240 at 1080p: 51% of the readable looks against 89%;
+    9255 22% against 47%); a fine-tune with every tile alone did no better there, one with pale patches
+    too did (README, fifty-fifth session). The benchmark's frames keep the plain pool (both 0), so
+    their figures stay comparable.
     """
 
     def __init__(self, rng: np.random.Generator, n: int = 48, size: int = 512, every_pattern: bool = False,
