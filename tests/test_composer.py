@@ -83,3 +83,18 @@ def test_training_backgrounds_give_every_gimp_tile_a_slot(tmp_path, monkeypatch,
     read.clear()
     plain = Backgrounds(np.random.default_rng(5), n=12, size=32).pool
     assert len(plain) == 12 and len(read) == 2  # two gimp slots, tiles drawn at random as before
+
+
+def test_pale_patches_are_near_white_and_the_share_is_checked():
+    """A pale table keeps its texture but no pixel darker than half-way to white; a share outside 0..1 is refused."""
+    from companion.synth.composer import Backgrounds
+
+    rng = np.random.default_rng(2)
+    pale = Backgrounds(np.random.default_rng(1), n=6, size=64, pale_share=1.0)
+    for _ in range(6):
+        p = pale.patch(rng, 48, 32)
+        assert p.shape == (32, 48, 3) and p.min() >= 127 and p.std() > 0
+    plain = Backgrounds(np.random.default_rng(1), n=6, size=64)
+    assert min(plain.patch(rng, 48, 32).min() for _ in range(6)) < 127  # (the felt, desk and wood are darker)
+    with pytest.raises(ValueError, match="pale_share"):
+        Backgrounds(np.random.default_rng(1), n=6, size=64, pale_share=1.5)
