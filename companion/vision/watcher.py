@@ -1611,9 +1611,19 @@ class Watcher:
         if h.lying_at is not None:
             return h.lying_at
         if h.missing > 0 and h.last_pos is not None and not self._carried_fast(h) and not self._lost_at_source(h) \
-                and not h.held:
+                and not h.held and not self._shown_lifted_at_source(h):
             return h.last_pos
         return None
+
+    def _shown_lifted_at_source(self, h: _Hand) -> bool:
+        """The hand card was last seen bigger than a card lying there (``lifted``), over the pile it was
+        turned at, which is not its own: held up there to be shown, then turned face down to be put back
+        or carried off, not put down (9245 at 1080p, models: a KS turned out of turn at 1, last seen lifted
+        half a card height out in 1's fan, was judged put beneath 1 when an unread shape showed elsewhere,
+        a false WRONG_TARGET_PILE and its return missed). Lifted over another pile it is coming down there:
+        the hand hides it as it lets go (9249's JS, turned at 1 and last seen lifted over 11's fan, lay
+        beneath 11)."""
+        return h.lifted and h.last_pos is not None and h.last_pos[0] == h.source and not self._home_is(h, h.source)
 
     def _left_where_it_lay(self, h: _Hand) -> tuple[int, str] | None:
         """Where the hand card (read, in play, carried off the pile it came from) lay at one of its last two

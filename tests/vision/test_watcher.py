@@ -3381,3 +3381,20 @@ def test_a_table_card_moved_nowhere_leaves_the_stacks_compared_from_the_last_car
     out = w._place(h, 146, 146 / 30)
     assert bool(out) is moved and (out[0].event[0] == "move" if out else True)
     assert w._last_put == (140 if moved else 100)
+
+
+@pytest.mark.parametrize("lifted, source, put_down", [(True, 1, False), (False, 1, True), (True, 8, True)])
+def test_a_card_last_seen_lifted_over_its_source_then_lost_was_not_put_down_there(lifted, source, put_down):
+    """The KS turned out of turn at 1, last seen half a card height out in 1's fan but bigger than a card
+    lying there (held up, being shown), then lost from sight: it was turned face down to be put back, not
+    put beneath 1 (9245 at 1080p, models: judged put beneath 1 when an unread shape showed elsewhere, a
+    false WRONG_TARGET_PILE and the return missed). Last seen lying there at its own size, it lies there;
+    lifted over a pile it was not turned at, it was coming down there as the hand hid it (9249's JS)."""
+    from companion.vision.watcher import _Hand
+    w = _clock_watcher(expected=5)
+    h = _Hand(first_frame=100, card=Card.parse("KS"), announced=True, confidence=0.95)
+    h.source, h.left_source = source, True
+    h.sightings = [_sighting(w, 100, source, 0.2, False, h.card), _sighting(w, 115, 1, 0.5, False, h.card),
+                   _sighting(w, 120, 1, 0.5, False, h.card)]
+    h.last_pos, h.lifted, h.missing = (1, "under"), lifted, 2
+    assert (w._put_down_at(h) == (1, "under")) is put_down
