@@ -1611,19 +1611,9 @@ class Watcher:
         if h.lying_at is not None:
             return h.lying_at
         if h.missing > 0 and h.last_pos is not None and not self._carried_fast(h) and not self._lost_at_source(h) \
-                and not h.held and not self._shown_lifted_at_source(h):
+                and not h.held:
             return h.last_pos
         return None
-
-    def _shown_lifted_at_source(self, h: _Hand) -> bool:
-        """The hand card was last seen bigger than a card lying there (``lifted``), over the pile it was
-        turned at, which is not its own: held up there to be shown, then turned face down to be put back
-        or carried off, not put down (9245 at 1080p, models: a KS turned out of turn at 1, last seen lifted
-        half a card height out in 1's fan, was judged put beneath 1 when an unread shape showed elsewhere,
-        a false WRONG_TARGET_PILE and its return missed). Lifted over another pile it is coming down there:
-        the hand hides it as it lets go (9249's JS, turned at 1 and last seen lifted over 11's fan, lay
-        beneath 11)."""
-        return h.lifted and h.last_pos is not None and h.last_pos[0] == h.source and not self._home_is(h, h.source)
 
     def _left_where_it_lay(self, h: _Hand) -> tuple[int, str] | None:
         """Where the hand card (read, in play, carried off the pile it came from) lay at one of its last two
@@ -1642,13 +1632,19 @@ class Watcher:
         return None
 
     def _lost_at_source(self, h: _Hand) -> bool:
-        """The hand card, never seen carried away from the pile it was taken from (not its own pile), was
-        last seen on that pile's stack: lost from sight as it was carried off, not put down on the stack it
-        came from (seen out in that pile's fan, it may have been put beneath it, a mistake to flag) (9177
-        at 1080p, models: the 7D turned at 11, carried fast to 7 and next seen as an unread shape half way,
-        was judged put beneath 11 the moment that shape showed, a false WRONG_TARGET_PILE)."""
-        return h.source is not None and not h.left_source and h.last_pos == (h.source, "top") \
-            and not self._home_is(h, h.source)
+        """The hand card was last seen at the pile it was taken from (not its own pile) and lost from sight
+        there: not put down there. Either never seen carried away and last seen on that pile's stack: lost
+        as it was carried off (seen out in that pile's fan, it may have been put beneath it, a mistake to
+        flag) (9177 at 1080p, models: the 7D turned at 11, carried fast to 7 and next seen as an unread shape
+        half way, was judged put beneath 11 the moment that shape showed, a false WRONG_TARGET_PILE). Or last
+        seen bigger than a card lying there (``lifted``), over that pile: held up there to be shown, then
+        turned face down to be put back or carried off (9245: a KS turned out of turn at 1, last seen lifted
+        half a card height out in 1's fan, was judged put beneath 1 when an unread shape showed elsewhere, a
+        false WRONG_TARGET_PILE and its return missed). Lifted over another pile it is coming down there: the
+        hand hides it as it lets go (9249's JS, turned at 1 and last seen lifted over 11's fan, lay beneath 11)."""
+        if h.source is None or h.last_pos is None or h.last_pos[0] != h.source or self._home_is(h, h.source):
+            return False
+        return h.lifted or (not h.left_source and h.last_pos[1] == "top")
 
     def _stuck_by(self, h: _Hand) -> int | None:
         """The stack of its own pile a read hand card (off the pile it came from) has lain by for its last
@@ -2257,7 +2253,7 @@ class Watcher:
         not a card picked up to be moved. (9258 at 1080p, models: the AD beneath 1, read 0.41 card heights off
         its place as a 6S was held over 2's stack beside it, began a new hand, and the 6S was judged put down
         beneath 2, a false WRONG_TARGET_PILE, its return face down missed.)"""
-        return card is not None and card in self.table and self._lies_at(card, point, TABLE_AT_REST_REACH) \
+        return self._lies_at(card, point, TABLE_AT_REST_REACH) \
             and (hand_seen or not self._moving_near(point, 0.5 * self.h))
 
     def _lies_at(self, card: Card | None, point: np.ndarray, reach: float = TABLE_MATCH_REACH) -> bool:
