@@ -161,6 +161,13 @@ STILL_HAND_REACH = 0.6
 #: reporting a rank (9058 at 1080p: the 5D lying at 5, its rank read at 0.88, was taken for the 7D just
 #: turned there, which was then judged put beneath 5)
 OTHER_RANK_CONFIDENCE = 0.85
+#: A detection read as another card (or its rank surely another) this near (card heights) the hand card's
+#: place at the hand card's last look, no more than ``MISREAD_IN_PLACE_FRAMES`` before, its size within
+#: ``MISREAD_IN_PLACE_SIZE`` of the hand card's, is the hand card misread as it slides beneath its pile
+#: (``Watcher._misread_in_place``)
+MISREAD_IN_PLACE_REACH = 0.25
+MISREAD_IN_PLACE_FRAMES = 3
+MISREAD_IN_PLACE_SIZE = 0.15
 #: A face-up detection within this many pile card heights of a table card's place may be that card
 #: (read as it, unread, or surely misread); ``Watcher._lies_at`` asks the same of a reading.
 TABLE_MATCH_REACH = 0.12
@@ -1197,6 +1204,7 @@ class Watcher:
                 and not (reads[i][0] is None and int(dets.rank[i]) in spent
                          and float(dets.rank_confidence[i]) >= OTHER_RANK_CONFIDENCE)]
         mine: int | None = None
+        misread = False  # ``mine`` is the hand card read as another at its place: an unread look of it
         if h is not None and cand:
             same = [i for i in cand if h.card is not None and reads[i][0] == h.card]
             if same:
@@ -1234,8 +1242,16 @@ class Watcher:
                                                float(np.linalg.norm(centres[i] - ahead))) < reach]
                 if near:
                     mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - ahead)))
+                else:
+                    place = [i for i in cand if self._misread_in_place(h, index, reads[i][0], int(dets.rank[i]),
+                                                                       centres[i], float(heights[i]))]
+                    if len(place) == 1:
+                        mine, misread = place[0], True
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
-        if h is not None and mine is not None:
+        if h is not None and mine is not None and misread:
+            out += self._track(h, index, t, (None, 0.0), centres[mine], float(heights[mine]), view, seen_table,
+                               aspects[mine], None, None, bool(both[mine]), index_at[mine])
+        elif h is not None and mine is not None:
             out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
                                aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]), index_at[mine])
         elif h is not None and self._extra_look:
@@ -1780,6 +1796,32 @@ class Watcher:
         h.leant_suits |= o.leant_suits
         if o.fd_points:
             h.fd_points, h.fd_early = o.fd_points, o.fd_early
+
+    def _misread_in_place(self, h: _Hand, index: int, card: Card | None, rank: int, centre: np.ndarray,
+                          height: float) -> bool:
+        """A detection read as another card than the hand card, or its rank surely another, right where the
+        hand card lay at its pile at the look just before, its size the same, the hand card seen nowhere at
+        this look: the hand card itself, misread as it slides beneath the stack (its index half covered),
+        not a new card (no card turned at a stack shows at a fan's place that soon). 9244 at 1080p, models:
+        a 9D sliding beneath 9 read TD 0.2 card heights on, an 8S beneath 8 read as a ten; each was judged
+        put down there and the misreading taken for the next card turned, a phantom card; 9242's TS beneath
+        10 likewise, read as a 7, and the 4H then taken from 10 flagged out of turn. Never where a card of
+        the rank read lies within a card height (a table card read off its place: 9028's king); never at a
+        stack's place (a card lifted there)."""
+        if h.card is None or not h.announced or h.from_table is not None or not h.sightings \
+                or h.last_pos is None or h.last_pos[1] == "top":
+            return False
+        last = h.last
+        if index - last.frame > MISREAD_IN_PLACE_FRAMES or last.height <= 0 \
+                or float(np.linalg.norm(centre - last.centre)) > MISREAD_IN_PLACE_REACH * self.h \
+                or abs(height / last.height - 1.0) > MISREAD_IN_PLACE_SIZE:
+            return False
+        if card is None and rank == 0 or card == h.card or (card is not None and card.rank is h.card.rank):
+            return False  # (unread, or of the hand card's rank: the usual rules follow it)
+        if float(self._stack_distances(centre).min()) < ON_STACK_PLACE:
+            return False
+        read_rank = card.rank if card is not None else Rank(rank)
+        return not any(tc.card.rank is read_rank and tc.distance(centre) < self._pile_h(tc.pile) for tc in self.table)
 
     def _track(self, h: _Hand, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
                height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0,
