@@ -1244,7 +1244,7 @@ class Watcher:
                     mine = min(near, key=lambda i: float(np.linalg.norm(centres[i] - ahead)))
                 else:
                     place = [i for i in cand if self._misread_in_place(h, index, reads[i][0], int(dets.rank[i]),
-                                                                       centres[i], float(heights[i]))]
+                                                                       centres[i], float(heights[i]), seen_table)]
                     if len(place) == 1:
                         mine, misread = place[0], True
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
@@ -1798,16 +1798,17 @@ class Watcher:
             h.fd_points, h.fd_early = o.fd_points, o.fd_early
 
     def _misread_in_place(self, h: _Hand, index: int, card: Card | None, rank: int, centre: np.ndarray,
-                          height: float) -> bool:
+                          height: float, seen_table: set[Card]) -> bool:
         """A detection read as another card than the hand card, or its rank surely another, right where the
         hand card lay at its pile at the look just before, its size the same, the hand card seen nowhere at
         this look: the hand card itself, misread as it slides beneath the stack (its index half covered),
         not a new card (no card turned at a stack shows at a fan's place that soon). 9244 at 1080p, models:
         a 9D sliding beneath 9 read TD 0.2 card heights on, an 8S beneath 8 read as a ten; each was judged
         put down there and the misreading taken for the next card turned, a phantom card; 9242's TS beneath
-        10 likewise, read as a 7, and the 4H then taken from 10 flagged out of turn. Never where a card of
-        the rank read lies within a card height (a table card read off its place: 9028's king); never at a
-        stack's place (a card lifted there)."""
+        10 likewise, read as a 7, and the 4H then taken from 10 flagged out of turn; 9240's 7S beneath 7,
+        read as 7C, then "turned" at 7 and "put back". Never where a card of the rank read, not seen at this
+        look, lies within a card height (a table card read off its place: 9028's king); never at a stack's
+        place (a card lifted there)."""
         if h.card is None or not h.announced or h.from_table is not None or not h.sightings \
                 or h.last_pos is None or h.last_pos[1] == "top":
             return False
@@ -1816,12 +1817,13 @@ class Watcher:
                 or float(np.linalg.norm(centre - last.centre)) > MISREAD_IN_PLACE_REACH * self.h \
                 or abs(height / last.height - 1.0) > MISREAD_IN_PLACE_SIZE:
             return False
-        if card is None and rank == 0 or card == h.card or (card is not None and card.rank is h.card.rank):
-            return False  # (unread, or of the hand card's rank: the usual rules follow it)
+        if card is None and rank in (0, int(h.card.rank.value)) or card == h.card:
+            return False  # (unread, its rank unread or the hand card's, or read as it: the usual rules follow it)
         if float(self._stack_distances(centre).min()) < ON_STACK_PLACE:
             return False
         read_rank = card.rank if card is not None else Rank(rank)
-        return not any(tc.card.rank is read_rank and tc.distance(centre) < self._pile_h(tc.pile) for tc in self.table)
+        return not any(tc.card.rank is read_rank and tc.card not in seen_table and tc.distance(centre) < self._pile_h(tc.pile)
+                       for tc in self.table)
 
     def _track(self, h: _Hand, index: int, t: float, read: tuple[Card | None, float], centre: np.ndarray,
                height: float, view: GameView, seen_table: set[Card], aspect: float = 0.0,
