@@ -1248,12 +1248,10 @@ class Watcher:
                     if len(place) == 1:
                         mine, misread = place[0], True
         both = dets.both_indices if dets.both_indices is not None else np.zeros(len(dets), bool)
-        if h is not None and mine is not None and misread:
-            out += self._track(h, index, t, (None, 0.0), centres[mine], float(heights[mine]), view, seen_table,
-                               aspects[mine], None, None, bool(both[mine]), index_at[mine])
-        elif h is not None and mine is not None:
-            out += self._track(h, index, t, reads[mine], centres[mine], float(heights[mine]), view, seen_table,
-                               aspects[mine], rank_pp[mine], suit_pp[mine], bool(both[mine]), index_at[mine])
+        if h is not None and mine is not None:
+            read, rank_p, suit_p = ((None, 0.0), None, None) if misread else (reads[mine], rank_pp[mine], suit_pp[mine])
+            out += self._track(h, index, t, read, centres[mine], float(heights[mine]), view, seen_table,
+                               aspects[mine], rank_p, suit_p, bool(both[mine]), index_at[mine])
         elif h is not None and self._extra_look:
             pass  # a confirming look that missed the hand card counts nothing (counts are in regular looks)
         elif h is not None:
@@ -1819,7 +1817,7 @@ class Watcher:
             return False
         if card is None and rank in (0, int(h.card.rank.value)) or card == h.card:
             return False  # (unread, its rank unread or the hand card's, or read as it: the usual rules follow it)
-        if float(self._stack_distances(centre).min()) < ON_STACK_PLACE:
+        if self._on_a_stack(centre) is not None:
             return False
         read_rank = card.rank if card is not None else Rank(rank)
         return not any(tc.card.rank is read_rank and tc.card not in seen_table and tc.distance(centre) < self._pile_h(tc.pile)
